@@ -1,0 +1,70 @@
+"""App factory and lifespan: the HTTP front door.
+
+The lifespan builds the engine, the Temporal client (lazily connected, so the
+API starts even while Temporal is still coming up; /healthz tells the truth),
+the key cache and a shared HTTP client, and closes them on shutdown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import httpx
+from fastapi import FastAPI
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+
+from api.errors import install_error_handlers
+from api.middleware import EdgeMiddleware
+from api.principal import ApiKeyCache
+from api.routers import admin, customers, health, phone_numbers
+from api.state import AppState
+from settings import Settings
+from store.database import create_engine, session_factory
+
+
+async def connect_temporal(settings: Settings, *, lazy: bool = True) -> Client:
+    """A Temporal client with the pydantic data converter our payloads use."""
+    return await Client.connect(
+        settings.temporal_address,
+        namespace=settings.temporal_namespace,
+        data_converter=pydantic_data_converter,
+        lazy=lazy,
+    )
+
+
+def create_app(settings: Settings) -> FastAPI:
+    """Build the API application for these settings."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        engine = create_engine(settings.database_url)
+        sessions = session_factory(engine)
+        http = httpx.AsyncClient(timeout=httpx.Timeout(30.0, connect=5.0), follow_redirects=False)
+        state = AppState(
+            settings=settings,
+            engine=engine,
+            sessions=sessions,
+            temporal=await connect_temporal(settings),
+            keys=ApiKeyCache(sessions, ttl_seconds=settings.api_key_cache_seconds),
+            http=http,
+        )
+        app.state.switchboard = state
+        try:
+            yield
+        finally:
+            await http.aclose()
+            await engine.dispose()
+
+    app = FastAPI(
+        title="Switchboard",
+        version="1.0.0",
+        description="Multi-tenant messaging API with an AI-agents runtime.",
+        lifespan=lifespan,
+    )
+    install_error_handlers(app)
+    app.add_middleware(EdgeMiddleware)
+    for module in (health, admin, customers, phone_numbers):
+        app.include_router(module.router)
+    return app

@@ -1,0 +1,105 @@
+"""Request dependencies: the authenticated principal, rate limits, sessions.
+
+Every /v1 route depends on ``principal`` (X-API-Key, counted against the key's
+limits) and operator routes on ``operator`` (X-Admin-Key alone); tenant-scoped
+admin routes take both.
+"""
+
+from __future__ import annotations
+
+import hmac
+import time
+from collections.abc import AsyncIterator
+from typing import Annotated
+
+from fastapi import Depends, Header, Request
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from api.principal import Principal
+from api.state import AppState
+from domain.errors import Forbidden, RateLimited, Unauthorized
+from domain.rate_limits import windows_at
+from store import rate_limits
+from store.database import unit_of_work
+
+
+def app_state(request: Request) -> AppState:
+    """The process-wide resources built by the lifespan."""
+    return request.app.state.switchboard  # type: ignore[no-any-return]
+
+
+State = Annotated[AppState, Depends(app_state)]
+
+
+async def principal(
+    request: Request,
+    state: State,
+    x_api_key: Annotated[str | None, Header(alias="X-API-Key")] = None,
+) -> Principal:
+    """Authenticate the key and count the request against its limits."""
+    who = await state.keys.resolve(x_api_key)
+    now = time.time()
+    windows = windows_at(who.key_id, now)
+    async with state.engine.begin() as conn:
+        hit = await rate_limits.hit(conn, windows, who.limits)
+    remaining = who.limits.per_second - (hit.second_count or who.limits.per_second)
+    headers = {
+        "X-RateLimit-Limit": who.limits.per_second,
+        "X-RateLimit-Remaining": max(0, remaining),
+        "X-RateLimit-Reset": windows.second_reset,
+    }
+    request.state.rate_limit_headers = headers
+    if hit.second_count is None:
+        raise RateLimited(
+            f"rate limit of {who.limits.per_second} requests/s exceeded", retry_after_seconds=1
+        )
+    if hit.day_count is None:
+        headers["X-RateLimit-Reset"] = windows.day_reset
+        raise RateLimited(
+            f"daily limit of {who.limits.per_day} requests exceeded",
+            retry_after_seconds=int(windows.day_reset - now) + 1,
+        )
+    request.state.principal = who
+    return who
+
+
+Caller = Annotated[Principal, Depends(principal)]
+
+
+def require_role(*roles: str):  # type: ignore[no-untyped-def]
+    """A dependency that lets only these roles through (ROLE_FORBIDDEN otherwise)."""
+
+    async def check(who: Caller) -> Principal:
+        if who.role not in roles:
+            raise Forbidden(
+                f"this operation needs the {' or '.join(roles)} role", code="ROLE_FORBIDDEN"
+            )
+        return who
+
+    return check
+
+
+OwnerOrAdmin = Annotated[Principal, Depends(require_role("owner", "admin"))]
+
+
+async def operator(
+    state: State, x_admin_key: Annotated[str | None, Header(alias="X-Admin-Key")] = None
+) -> None:
+    """Check X-Admin-Key against the operator key (constant-time)."""
+    expected = state.settings.switchboard_admin_key
+    if not x_admin_key or not expected or not hmac.compare_digest(x_admin_key.encode(), expected.encode()):
+        raise Unauthorized("X-Admin-Key is missing or wrong", code="INVALID_ADMIN_KEY")
+
+
+Operator = Annotated[None, Depends(operator)]
+
+
+async def db_session(state: State) -> AsyncIterator[AsyncSession]:
+    """One unit of work per request: committed when the handler returns."""
+    async with unit_of_work(state.sessions) as session:
+        yield session
+
+
+# "function" scope: the commit happens before the response is sent, so a client
+# that reads right after a 2xx sees its write, and a failed commit is an error.
+Session = Annotated[AsyncSession, Depends(db_session, scope="function")]

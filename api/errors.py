@@ -1,0 +1,105 @@
+"""Map every failure to the spec's error body.
+
+``{"statusCode", "message", "error", "details"?, "code"?}`` answers every error:
+our typed ServiceErrors, FastAPI's request validation, unknown routes, wrong
+methods and unexpected exceptions (a 500 with a logged traceback, never a trace
+in the response).
+"""
+
+from __future__ import annotations
+
+import logging
+from http import HTTPStatus
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from domain.errors import ServiceError
+
+log = logging.getLogger("switchboard.api")
+
+
+def error_body(
+    status: int, message: str, *, code: str | None = None, details: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The spec's error body."""
+    body: dict[str, Any] = {"statusCode": status, "message": message, "error": _phrase(status)}
+    if details:
+        body["details"] = details
+    if code:
+        body["code"] = code
+    return body
+
+
+def _phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Error"
+
+
+def service_error_response(exc: ServiceError) -> JSONResponse:
+    """Render a typed service error."""
+    body = error_body(exc.status_code, exc.message, code=exc.code, details=exc.details)
+    body.update(exc.extra)
+    return JSONResponse(body, status_code=exc.status_code, headers=exc.headers or None)
+
+
+def _field_path(loc: tuple[Any, ...]) -> str:
+    parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
+    return ".".join(parts) if parts else ".".join(str(p) for p in loc)
+
+
+def validation_error_response(exc: RequestValidationError) -> JSONResponse:
+    """FastAPI's validation errors in the spec's shape (400)."""
+    errors = list(exc.errors())
+    for err in errors:
+        if err.get("type") == "missing":
+            field = _field_path(tuple(err.get("loc", ())))
+            return JSONResponse(
+                error_body(400, f"{field} is required", code="MISSING_REQUIRED_FIELD", details={"field": field}),
+                status_code=400,
+            )
+    first = errors[0] if errors else {}
+    if first.get("type") == "json_invalid":
+        return JSONResponse(
+            error_body(400, "request body is not valid JSON", code="INVALID_JSON"), status_code=400
+        )
+    field = _field_path(tuple(first.get("loc", ())))
+    details: dict[str, Any] = {"field": field, "reason": first.get("msg", "invalid value")}
+    if "input" in first and isinstance(first["input"], str | int | float | bool):
+        details["value"] = first["input"]
+    return JSONResponse(
+        error_body(400, f"{field}: {first.get('msg', 'invalid value')}", code="VALIDATION_FAILED", details=details),
+        status_code=400,
+    )
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Register the handlers that give every error the spec's body."""
+
+    async def on_service_error(_: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, ServiceError)
+        return service_error_response(exc)
+
+    async def on_validation(_: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RequestValidationError)
+        return validation_error_response(exc)
+
+    async def on_http(_: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, StarletteHTTPException)
+        status = exc.status_code
+        if status == 404:
+            message = "no such route" if exc.detail in (None, "Not Found") else str(exc.detail)
+        elif status == 405:
+            message = "method not allowed on this route"
+        else:
+            message = str(exc.detail)
+        return JSONResponse(error_body(status, message), status_code=status, headers=exc.headers)
+
+    app.add_exception_handler(ServiceError, on_service_error)
+    app.add_exception_handler(RequestValidationError, on_validation)
+    app.add_exception_handler(StarletteHTTPException, on_http)

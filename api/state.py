@@ -1,0 +1,22 @@
+"""Process-wide resources the API lifespan builds (no module globals)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import httpx
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from temporalio.client import Client
+
+from api.principal import ApiKeyCache
+from settings import Settings
+
+
+@dataclass
+class AppState:
+    settings: Settings
+    engine: AsyncEngine
+    sessions: async_sessionmaker[AsyncSession]
+    temporal: Client
+    keys: ApiKeyCache
+    http: httpx.AsyncClient

@@ -1,0 +1,53 @@
+"""Structured (JSON) logging for every process.
+
+Log records carry ids (tenant, message, run, workflow, request) as fields. A
+filter masks anything that looks like one of our secrets (API keys, webhook
+secrets, bearer tokens) in case one ever reaches a message by mistake.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import sys
+from datetime import UTC, datetime
+
+_SECRET_PATTERNS = re.compile(
+    r"(gsk_(?:live|test)_[A-Za-z0-9_-]{6})[A-Za-z0-9_-]*|(whsec_)[A-Za-z0-9_-]+|(Bearer )[A-Za-z0-9._~+/=-]+"
+)
+_STANDARD = set(vars(logging.makeLogRecord({})).keys()) | {"message", "asctime"}
+
+
+def redact(text: str) -> str:
+    """Mask secrets in free text."""
+    return _SECRET_PATTERNS.sub(lambda m: (m.group(1) or m.group(2) or m.group(3)) + "***", text)
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line with the record's extra fields."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        payload = {
+            "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "msg": redact(record.getMessage()),
+        }
+        for key, value in vars(record).items():
+            if key not in _STANDARD and not key.startswith("_"):
+                payload[key] = redact(value) if isinstance(value, str) else value
+        if record.exc_info:
+            payload["exc"] = redact(self.formatException(record.exc_info))
+        return json.dumps(payload, default=str)
+
+
+def configure_logging(level: str = "INFO") -> None:
+    """Send JSON lines to stderr at ``level``."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonFormatter())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
+    for noisy in ("httpx", "httpcore", "uvicorn.access", "aiosqlite", "temporalio.activity"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)

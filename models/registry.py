@@ -1,0 +1,3 @@
+"""Imports every table module so SQLModel.metadata knows all tables (Alembic, tests)."""
+
+from models import ratelimit, tenancy  # noqa: F401

@@ -1,0 +1,101 @@
+"""The one place environment variables are read (CONTRACTS section 2).
+
+Every process (API, worker, simulator, CLI) builds one ``Settings`` at start-up
+and passes it down; nothing else reads the environment. In production the
+service refuses to start with missing or well-known secrets, so a forgotten
+variable cannot silently ship a guessable admin key.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Literal
+
+from pydantic import Field, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_SQLITE_URL = "sqlite+aiosqlite:///.switchboard/switchboard.db"
+
+# Values that must never be used outside development. A production start with
+# any of them (or with none) is refused.
+_INSECURE_VALUES = {"", "changeme", "change-me", "admin", "secret", "dev", "test"}
+
+
+class Settings(BaseSettings):
+    """Process configuration, read once from the environment."""
+
+    model_config = SettingsConfigDict(extra="ignore", case_sensitive=False)
+
+    environment: Literal["development", "test", "production"] = Field(
+        default="development", validation_alias="SWITCHBOARD_ENV"
+    )
+    database_url: str = DEFAULT_SQLITE_URL
+    temporal_address: str = "localhost:7233"
+    temporal_namespace: str = "default"
+    temporal_task_queue: str = "switchboard"
+
+    switchboard_admin_key: str = ""
+    switchboard_secrets_key: str = ""
+
+    channel_api_base_url: str = "http://127.0.0.1:8100"
+    channel_api_version: str = "v21.0"
+    channel_app_secret: str = ""
+    channel_verify_token: str = ""
+    public_base_url: str = "http://127.0.0.1:8000"
+    smtp_url: str | None = None
+
+    agent_inactive_reset_days: int = 3
+    tool_egress_allow_private: bool = False
+
+    anthropic_api_key: str | None = None
+    anthropic_base_url: str | None = None
+    openai_api_key: str | None = None
+    openai_base_url: str | None = None
+    gemini_api_key: str | None = None
+    google_gemini_base_url: str | None = None
+    mistral_api_key: str | None = None
+    mistral_base_url: str | None = None
+    rate_card_path: str | None = None
+
+    # Our own operational knobs (documented in docs/operations.md).
+    api_key_cache_seconds: float = 5.0
+    simulator_webhook_url: str = "http://127.0.0.1:8000/channel/webhook"
+    log_level: str = "INFO"
+
+    @model_validator(mode="after")
+    def _refuse_insecure_production(self) -> Settings:
+        if self.environment != "production":
+            return self
+        problems = []
+        if self.switchboard_admin_key.strip().lower() in _INSECURE_VALUES or len(self.switchboard_admin_key) < 24:
+            problems.append("SWITCHBOARD_ADMIN_KEY must be set to a random value of at least 24 characters")
+        if not _is_aes256_key(self.switchboard_secrets_key):
+            problems.append("SWITCHBOARD_SECRETS_KEY must be the base64 of 32 random bytes")
+        if self.channel_app_secret.strip().lower() in _INSECURE_VALUES:
+            problems.append("CHANNEL_APP_SECRET must be set")
+        if self.channel_verify_token.strip().lower() in _INSECURE_VALUES:
+            problems.append("CHANNEL_VERIFY_TOKEN must be set")
+        if self.database_url.startswith("sqlite"):
+            problems.append("DATABASE_URL must point at PostgreSQL in production")
+        if problems:
+            raise ValueError("refusing to start in production: " + "; ".join(problems))
+        return self
+
+    @property
+    def secrets_key_bytes(self) -> bytes:
+        """The AES-256-GCM key for binding secrets and WABA tokens."""
+        if not _is_aes256_key(self.switchboard_secrets_key):
+            raise ValueError("SWITCHBOARD_SECRETS_KEY must be the base64 of 32 bytes")
+        return base64.b64decode(self.switchboard_secrets_key)
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.database_url.startswith("sqlite")
+
+
+def _is_aes256_key(value: str) -> bool:
+    try:
+        return len(base64.b64decode(value, validate=True)) == 32
+    except (binascii.Error, ValueError):
+        return False
