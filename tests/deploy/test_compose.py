@@ -1,0 +1,58 @@
+"""The deployment files describe the production shape and parse."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+COMPOSE = ROOT / "docker-compose.yml"
+ENV = {
+    **os.environ,
+    "POSTGRES_PASSWORD": "pw",
+    "SWITCHBOARD_ADMIN_KEY": "a" * 32,
+    "SWITCHBOARD_SECRETS_KEY": "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE=",
+    "CHANNEL_APP_SECRET": "s",
+    "CHANNEL_VERIFY_TOKEN": "v",
+}
+
+
+def test_compose_has_the_production_services():
+    spec = yaml.safe_load(COMPOSE.read_text())
+    services = spec["services"]
+    assert {"postgres", "temporal", "temporal-ui", "migrate", "api", "worker"} <= set(services)
+    assert services["migrate"]["command"] == ["migrate"]
+    assert services["worker"]["command"] == ["worker"]
+    # Workers scale with --scale: no fixed container name or host port.
+    assert "container_name" not in services["worker"] and "ports" not in services["worker"]
+    assert services["api"]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+    assert services["api"]["environment"]["SWITCHBOARD_ENV"] == "production"
+
+
+def _compose_command() -> list[str] | None:
+    docker = shutil.which("docker")
+    if docker and subprocess.run([docker, "compose", "version"], capture_output=True).returncode == 0:
+        return [docker, "compose"]
+    legacy = shutil.which("docker-compose")
+    return [legacy] if legacy else None
+
+
+def test_docker_compose_config_accepts_the_file():
+    command = _compose_command()
+    if command is None:
+        pytest.skip("no docker compose CLI on this machine")
+    result = subprocess.run(
+        [*command, "-f", str(COMPOSE), "config", "--quiet"], capture_output=True, text=True, env=ENV, cwd=ROOT
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def test_dockerfile_runs_the_switchboard_command():
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert 'ENTRYPOINT ["switchboard"]' in dockerfile
+    assert "pip install ." in dockerfile
