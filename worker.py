@@ -1,18 +1,17 @@
 """Worker composition root: builds clients and activities, runs the Temporal worker.
 
-Every workflow and activity of the service is registered here on
-``TEMPORAL_TASK_QUEUE``. Run it as ``switchboard worker`` or ``python worker.py``;
-run as many as the load needs.
+Every workflow (workflows/registry.py) and activity (activities/registry.py)
+of the service is registered here on ``TEMPORAL_TASK_QUEUE``. Run it as
+``switchboard worker`` or ``python worker.py``; run as many as the load needs.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
 from datetime import timedelta
-from typing import Any
 
+import httpx
 from sqlalchemy.ext.asyncio import AsyncEngine
 from temporalio.client import (
     Client,
@@ -24,49 +23,54 @@ from temporalio.client import (
 )
 from temporalio.worker import Worker
 
-from activities.maintenance import MaintenanceActivities
+from activities.deps import ActivityDeps
+from activities.registry import build_activities
 from api.app import connect_temporal
 from logs import configure_logging
 from settings import Settings
-from store.database import create_engine
+from store.database import create_engine, session_factory
 from workflows.maintenance import PruneRateLimitCountersWorkflow
+from workflows.registry import WORKFLOWS
 
 log = logging.getLogger("switchboard.worker")
 
-WORKFLOWS: Sequence[type] = (PruneRateLimitCountersWorkflow,)
+
+def build_deps(client: Client, settings: Settings, engine: AsyncEngine) -> ActivityDeps:
+    """The clients activities share (one HTTP pool, one engine)."""
+    http = httpx.AsyncClient(timeout=httpx.Timeout(10.0, connect=5.0), follow_redirects=False)
+    return ActivityDeps(settings=settings, engine=engine, sessions=session_factory(engine), http=http, temporal=client)
 
 
-def activities_for(engine: AsyncEngine) -> list[Any]:
-    """Every activity callable, bound to its clients."""
-    maintenance = MaintenanceActivities(engine)
-    return [maintenance.prune_rate_limit_counters]
-
-
-def build_worker(client: Client, settings: Settings, engine: AsyncEngine, *, max_concurrent: int = 50) -> Worker:
+def build_worker(client: Client, deps: ActivityDeps, *, max_concurrent: int = 50) -> Worker:
     """A worker on the configured task queue with every workflow and activity."""
     return Worker(
         client,
-        task_queue=settings.temporal_task_queue,
+        task_queue=deps.settings.temporal_task_queue,
         workflows=list(WORKFLOWS),
-        activities=activities_for(engine),
+        activities=build_activities(deps),
         max_concurrent_activities=max_concurrent,
     )
 
 
+# (schedule id suffix, workflow run method, interval). Add one line per schedule.
+SCHEDULES = [
+    ("prune-rate-limits", PruneRateLimitCountersWorkflow.run, timedelta(minutes=1)),
+]
+
+
 async def ensure_schedules(client: Client, settings: Settings) -> None:
     """Create the housekeeping schedules once; later calls are no-ops."""
-    schedule = Schedule(
-        action=ScheduleActionStartWorkflow(
-            PruneRateLimitCountersWorkflow.run,
-            id="maintenance-prune-rate-limits",
-            task_queue=settings.temporal_task_queue,
-        ),
-        spec=ScheduleSpec(intervals=[ScheduleIntervalSpec(every=timedelta(minutes=1))]),
-    )
-    try:
-        await client.create_schedule(f"{settings.temporal_task_queue}-prune-rate-limits", schedule)
-    except ScheduleAlreadyRunningError:
-        pass
+    for suffix, run, every in SCHEDULES:
+        schedule = Schedule(
+            action=ScheduleActionStartWorkflow(
+                run, id=f"maintenance-{suffix}", task_queue=settings.temporal_task_queue
+            ),
+            spec=ScheduleSpec(intervals=[ScheduleIntervalSpec(every=every)]),
+        )
+        try:
+            await client.create_schedule(f"{settings.temporal_task_queue}-{suffix}", schedule)
+        except ScheduleAlreadyRunningError:
+            pass
 
 
 async def run_worker(settings: Settings, *, stop: asyncio.Event | None = None) -> None:
@@ -74,7 +78,8 @@ async def run_worker(settings: Settings, *, stop: asyncio.Event | None = None) -
     engine = create_engine(settings.database_url)
     client = await connect_temporal(settings, lazy=False)
     await ensure_schedules(client, settings)
-    worker = build_worker(client, settings, engine)
+    deps = build_deps(client, settings, engine)
+    worker = build_worker(client, deps)
     log.info("worker started", extra={"task_queue": settings.temporal_task_queue})
     try:
         if stop is None:
@@ -83,6 +88,7 @@ async def run_worker(settings: Settings, *, stop: asyncio.Event | None = None) -
             async with worker:
                 await stop.wait()
     finally:
+        await deps.http.aclose()
         await engine.dispose()
 
 

@@ -18,7 +18,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from api.errors import install_error_handlers
 from api.middleware import EdgeMiddleware
 from api.principal import ApiKeyCache
-from api.routers import admin, customers, health, phone_numbers
+from api.routers import all_routers
 from api.state import AppState
 from settings import Settings
 from store.database import create_engine, session_factory
@@ -65,6 +65,6 @@ def create_app(settings: Settings) -> FastAPI:
     )
     install_error_handlers(app)
     app.add_middleware(EdgeMiddleware)
-    for module in (health, admin, customers, phone_numbers):
-        app.include_router(module.router)
+    for router in all_routers():
+        app.include_router(router)
     return app

@@ -1,0 +1,23 @@
+"""What activities are built from (worker.py constructs one of these)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import httpx
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from temporalio.client import Client
+
+from settings import Settings
+
+
+@dataclass
+class ActivityDeps:
+    settings: Settings
+    engine: AsyncEngine
+    sessions: async_sessionmaker[AsyncSession]
+    # For upstream channel, tenant webhooks and media downloads (not tools:
+    # tool calls go through the egress-guarded client).
+    http: httpx.AsyncClient
+    # For activities that start workflows after their commit (event dispatch).
+    temporal: Client

@@ -1,0 +1,43 @@
+"""Hand committed outbox events to Temporal.
+
+Whoever commits events (API routes, activities) calls ``dispatch_events`` right
+after the commit. Each event gets one ``DispatchEvent`` workflow whose id is
+derived from the event id, so a second start (a retry, or the outbox sweeper
+catching events a crash left behind) is a no-op.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+
+from temporalio.client import Client
+from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+from temporalio.exceptions import WorkflowAlreadyStartedError
+
+log = logging.getLogger("switchboard.events")
+
+DISPATCH_WORKFLOW = "DispatchEvent"
+
+
+def dispatch_workflow_id(event_id: str) -> str:
+    """The one workflow id an event's dispatch may ever run under."""
+    return f"event-{event_id}"
+
+
+async def dispatch_events(client: Client, *, task_queue: str, event_ids: Iterable[str]) -> None:
+    """Start the dispatch workflow of each event; failures are left to the sweeper."""
+    for event_id in event_ids:
+        try:
+            await client.start_workflow(
+                DISPATCH_WORKFLOW,
+                event_id,
+                id=dispatch_workflow_id(event_id),
+                task_queue=task_queue,
+                id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+                id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+            )
+        except WorkflowAlreadyStartedError:
+            continue
+        except Exception:  # noqa: BLE001 - the outbox sweeper retries undispatched events
+            log.warning("event dispatch deferred to the sweeper", extra={"event_id": event_id}, exc_info=True)

@@ -1,0 +1,9 @@
+"""Every workflow of the service. Add one line per workflow; worker.py registers them."""
+
+from __future__ import annotations
+
+from workflows.maintenance import PruneRateLimitCountersWorkflow
+
+WORKFLOWS: list[type] = [
+    PruneRateLimitCountersWorkflow,
+]
