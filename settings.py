@@ -60,6 +60,17 @@ class Settings(BaseSettings):
 
     # Our own operational knobs (documented in docs/operations.md).
     api_key_cache_seconds: float = 5.0
+    # How long POST /v1/messages waits for the upstream before answering 202
+    # (the send workflow keeps going; the message is polled or its webhook awaited).
+    send_wait_seconds: float = Field(default=20.0, ge=0, le=55)
+    # More queued sends than this on one phone number answers 429.
+    send_queue_limit: int = Field(default=10_000, ge=1)
+    # Messages per second per throughput tier (the upstream's published tiers).
+    throughput_standard_per_second: int = Field(default=80, ge=1)
+    throughput_medium_per_second: int = Field(default=200, ge=1)
+    throughput_high_per_second: int = Field(default=1_000, ge=1)
+    # Raw channel webhook bodies are kept this many days, then pruned.
+    raw_inbound_retention_days: int = Field(default=14, ge=7, le=30)
     simulator_webhook_url: str = "http://127.0.0.1:8000/channel/webhook"
     log_level: str = "INFO"
 

@@ -8,10 +8,22 @@ from __future__ import annotations
 from typing import Any
 
 from activities.deps import ActivityDeps
+from activities.channel import ChannelActivities
 from activities.maintenance import MaintenanceActivities
+from activities.media import MediaActivities
+from activities.sends import SendRecordActivities
 
 
 def build_activities(deps: ActivityDeps) -> list[Any]:
     """All activity callables."""
     maintenance = MaintenanceActivities(deps.engine)
-    return [maintenance.prune_rate_limit_counters]
+    channel = ChannelActivities(deps)
+    media = MediaActivities(deps)
+    sends = SendRecordActivities(deps)
+    return [
+        maintenance.prune_rate_limit_counters,
+        channel.send,
+        channel.acquire_slot,
+        media.prepare_link,
+        sends.record_outcome,
+    ]

@@ -9,7 +9,6 @@ in the response).
 from __future__ import annotations
 
 import logging
-from http import HTTPStatus
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -17,28 +16,10 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from domain.error_body import error_body
 from domain.errors import ServiceError
 
 log = logging.getLogger("switchboard.api")
-
-
-def error_body(
-    status: int, message: str, *, code: str | None = None, details: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    """The spec's error body."""
-    body: dict[str, Any] = {"statusCode": status, "message": message, "error": _phrase(status)}
-    if details:
-        body["details"] = details
-    if code:
-        body["code"] = code
-    return body
-
-
-def _phrase(status: int) -> str:
-    try:
-        return HTTPStatus(status).phrase
-    except ValueError:
-        return "Error"
 
 
 def service_error_response(exc: ServiceError) -> JSONResponse:

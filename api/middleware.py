@@ -13,7 +13,7 @@ import logging
 import os
 from typing import Any
 
-from api.errors import error_body
+from domain.error_body import error_body
 
 log = logging.getLogger("switchboard.api")
 

@@ -53,6 +53,14 @@ class WebhookEndpoint(SQLModel, table=True):
     health_state: str | None = None
     created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime)
     updated_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime)
+    # The auto-disable clock (migration 0003): first failure since the last
+    # success (or reactivation), deliveries exhausted since then, and when the
+    # health transition was last evaluated (evaluations are throttled).
+    failing_since: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    last_success_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    last_failure_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    exhausted_since_success: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    health_checked_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
 
 
 class WebhookDelivery(SQLModel, table=True):

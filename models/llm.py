@@ -111,4 +111,6 @@ class LlmResponse(_Frozen):
 
     def as_assistant_message(self) -> AssistantMessage:
         """The transcript entry that records this answer for the next call."""
-        return AssistantMessage(text=self.text, tool_calls=self.tool_calls, provider_native=self.provider_native)
+        return AssistantMessage(
+            text=self.text, tool_calls=self.tool_calls, provider_native=self.provider_native
+        )

@@ -101,6 +101,8 @@ class Message(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime)
     occurred_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime)
     status_updated_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime)
+    # Guards POST /v1/messages/{id}/retry: one retry request per 5 minutes.
+    last_retry_requested_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
 
 
 class Template(SQLModel, table=True):

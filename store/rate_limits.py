@@ -31,23 +31,39 @@ class Hit:
         return self.second_count is not None and self.day_count is not None
 
 
-async def hit(conn: AsyncConnection, windows: Windows, limits: Limits) -> Hit:
-    """Count one request in both windows, unless either is full."""
+def _increment(conn: AsyncConnection, rows: list[dict[str, object]]):  # type: ignore[no-untyped-def]
+    """INSERT the buckets or add one where the bucket still has room; RETURNING the counts taken."""
     insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
-    second_expiry = datetime.fromtimestamp(windows.second_reset + 5, UTC)
-    day_expiry = datetime.fromtimestamp(windows.day_reset, UTC) + timedelta(hours=1)
-    stmt = insert(_table).values(
-        [
-            {"bucket": windows.second_bucket, "count": 1, "limit_value": limits.per_second,
-             "expires_at": second_expiry},
-            {"bucket": windows.day_bucket, "count": 1, "limit_value": limits.per_day, "expires_at": day_expiry},
-        ]
-    )
-    stmt = stmt.on_conflict_do_update(
+    stmt = insert(_table).values(rows)
+    return stmt.on_conflict_do_update(
         index_elements=[_table.c.bucket],
         set_={"count": _table.c.count + 1, "limit_value": stmt.excluded.limit_value},
         where=_table.c.count < stmt.excluded.limit_value,
     ).returning(_table.c.bucket, _table.c.count)
+
+
+async def take(conn: AsyncConnection, bucket: str, *, limit: int, expires_at: datetime) -> int | None:
+    """Take one slot of a single window; its new count, or None when the window is full."""
+    row = (
+        await conn.execute(
+            _increment(conn, [{"bucket": bucket, "count": 1, "limit_value": limit, "expires_at": expires_at}])
+        )
+    ).first()
+    return None if row is None else int(row[1])
+
+
+async def hit(conn: AsyncConnection, windows: Windows, limits: Limits) -> Hit:
+    """Count one request in both windows, unless either is full."""
+    second_expiry = datetime.fromtimestamp(windows.second_reset + 5, UTC)
+    day_expiry = datetime.fromtimestamp(windows.day_reset, UTC) + timedelta(hours=1)
+    stmt = _increment(
+        conn,
+        [
+            {"bucket": windows.second_bucket, "count": 1, "limit_value": limits.per_second,
+             "expires_at": second_expiry},
+            {"bucket": windows.day_bucket, "count": 1, "limit_value": limits.per_day, "expires_at": day_expiry},
+        ],
+    )
     counts = {bucket: count for bucket, count in (await conn.execute(stmt)).all()}
     result = Hit(counts.get(windows.second_bucket), counts.get(windows.day_bucket))
     if not result.allowed:

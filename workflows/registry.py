@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from workflows.maintenance import PruneRateLimitCountersWorkflow
+from workflows.send_message import SendMessageWorkflow
 
 WORKFLOWS: list[type] = [
     PruneRateLimitCountersWorkflow,
+    SendMessageWorkflow,
 ]

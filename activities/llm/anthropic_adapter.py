@@ -50,7 +50,9 @@ def _assistant_blocks(message: AssistantMessage) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
     native = message.provider_native or {}
     if native.get("provider") == PROVIDER:
-        blocks.extend(block for block in native.get("blocks", []) if block.get("type") in _REPLAYED_BLOCK_TYPES)
+        blocks.extend(
+            block for block in native.get("blocks", []) if block.get("type") in _REPLAYED_BLOCK_TYPES
+        )
     if message.text:
         blocks.append({"type": "text", "text": message.text})
     for call in message.tool_calls:
@@ -120,7 +122,9 @@ def _response(message: Any) -> LlmResponse:
         model=message.model,
         text="".join(texts) or None,
         tool_calls=calls,
-        stop_reason=stop_reason_for(has_tool_calls=bool(calls), mapped=_STOP_REASONS.get(raw_stop or "", "other")),
+        stop_reason=stop_reason_for(
+            has_tool_calls=bool(calls), mapped=_STOP_REASONS.get(raw_stop or "", "other")
+        ),
         provider_stop_reason=raw_stop,
         usage=anthropic_usage(usage.model_dump(mode="json", exclude_none=True) if usage else {}),
         provider_native={"provider": PROVIDER, "blocks": replayed} if replayed else None,
@@ -148,13 +152,17 @@ class AnthropicAdapter:
 
     name = PROVIDER
 
-    def __init__(self, api_key: str, base_url: str, *, timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS) -> None:
+    def __init__(
+        self, api_key: str, base_url: str, *, timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
+    ) -> None:
         self._client = anthropic.AsyncAnthropic(
             api_key=api_key,
             base_url=base_url,
             # Temporal owns retries; SDK retries would multiply them.
             max_retries=0,
-            timeout=anthropic.Timeout(timeout_seconds, connect=min(timeout_seconds, DEFAULT_CONNECT_TIMEOUT_SECONDS)),
+            timeout=anthropic.Timeout(
+                timeout_seconds, connect=min(timeout_seconds, DEFAULT_CONNECT_TIMEOUT_SECONDS)
+            ),
         )
 
     async def complete(self, request: LlmRequest) -> LlmResponse:

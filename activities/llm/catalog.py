@@ -23,7 +23,8 @@ def provider_catalog(
             current = book.card_for(provider, model, at)
             scheduled = [
                 row.as_dict()
-                for row in book.rows_for(provider, model) if row.effective_from > at and row is not current
+                for row in book.rows_for(provider, model)
+                if row.effective_from > at and row is not current
             ]
             models.append({"model": model, "rate_card": current.as_dict(), "scheduled": scheduled})
         entry: dict[str, Any] = {"name": provider, "models": models}

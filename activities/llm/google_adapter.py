@@ -55,7 +55,9 @@ def _model_content(message: AssistantMessage) -> types.Content | None:
         parts.append(types.Part(text=message.text))
     for call in message.tool_calls:
         parts.append(
-            types.Part(function_call=types.FunctionCall(id=_wire_id(call.id), name=call.name, args=call.arguments))
+            types.Part(
+                function_call=types.FunctionCall(id=_wire_id(call.id), name=call.name, args=call.arguments)
+            )
         )
     return types.Content(role="model", parts=parts) if parts else None
 
@@ -78,7 +80,9 @@ def _wire_contents(request: LlmRequest) -> list[types.Content]:
             if content is not None:
                 contents.append(content)
             continue
-        part = types.Part(text=message.text) if isinstance(message, UserMessage) else _tool_result_part(message)
+        part = (
+            types.Part(text=message.text) if isinstance(message, UserMessage) else _tool_result_part(message)
+        )
         # All responses to one batch of calls (and any text after them) share one user turn.
         if contents and contents[-1].role == "user":
             contents[-1].parts = [*(contents[-1].parts or []), part]
@@ -135,13 +139,18 @@ def _response(response: types.GenerateContentResponse, *, model: str) -> LlmResp
     raw_stop = candidate.finish_reason.value if candidate.finish_reason else None
     native = None
     if candidate.content is not None and parts:
-        native = {"provider": PROVIDER, "content": candidate.content.model_dump(mode="json", exclude_none=True)}
+        native = {
+            "provider": PROVIDER,
+            "content": candidate.content.model_dump(mode="json", exclude_none=True),
+        }
     return LlmResponse(
         provider=PROVIDER,
         model=response.model_version or model,
         text="".join(texts) or None,
         tool_calls=calls,
-        stop_reason=stop_reason_for(has_tool_calls=bool(calls), mapped=_STOP_REASONS.get(raw_stop or "", "other")),
+        stop_reason=stop_reason_for(
+            has_tool_calls=bool(calls), mapped=_STOP_REASONS.get(raw_stop or "", "other")
+        ),
         provider_stop_reason=raw_stop,
         usage=google_usage(usage_raw),
         provider_native=native,
@@ -165,7 +174,9 @@ class GoogleAdapter:
 
     name = PROVIDER
 
-    def __init__(self, api_key: str, base_url: str, *, timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS) -> None:
+    def __init__(
+        self, api_key: str, base_url: str, *, timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
+    ) -> None:
         self._client = genai.Client(
             api_key=api_key,
             # Explicit, so GOOGLE_GENAI_USE_VERTEXAI in the environment cannot switch backends.

@@ -61,7 +61,9 @@ def _response(completion: Any) -> LlmResponse:
         model=completion.model or "",
         text=_text(choice.message.content),
         tool_calls=calls,
-        stop_reason=stop_reason_for(has_tool_calls=bool(calls), mapped=_STOP_REASONS.get(raw_stop or "", "other")),
+        stop_reason=stop_reason_for(
+            has_tool_calls=bool(calls), mapped=_STOP_REASONS.get(raw_stop or "", "other")
+        ),
         provider_stop_reason=raw_stop,
         usage=mistral_usage(usage),
     )
@@ -92,7 +94,9 @@ class MistralAdapter:
 
     name = PROVIDER
 
-    def __init__(self, api_key: str, base_url: str, *, timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS) -> None:
+    def __init__(
+        self, api_key: str, base_url: str, *, timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
+    ) -> None:
         # The SDK retries only when given a retry_config; none is given because Temporal owns retries.
         self._client = Mistral(api_key=api_key, server_url=base_url, timeout_ms=int(timeout_seconds * 1000))
 

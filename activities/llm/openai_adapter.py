@@ -34,6 +34,7 @@ _STOP_REASONS: dict[str, StopReason] = {
     "content_filter": "refusal",
 }
 
+
 def _response(completion: Any) -> LlmResponse:
     if not completion.choices:
         raise ProviderBadResponse("the completion has no choices", provider=PROVIDER)
@@ -44,7 +45,9 @@ def _response(completion: Any) -> LlmResponse:
         if function is None:
             continue
         arguments, invalid = parse_tool_arguments(function.arguments)
-        calls.append(LlmToolCall(id=call.id, name=function.name, arguments=arguments, invalid_arguments=invalid))
+        calls.append(
+            LlmToolCall(id=call.id, name=function.name, arguments=arguments, invalid_arguments=invalid)
+        )
     raw_stop = choice.finish_reason
     usage = completion.usage.model_dump(mode="json", exclude_none=True) if completion.usage else {}
     return LlmResponse(
@@ -52,7 +55,9 @@ def _response(completion: Any) -> LlmResponse:
         model=completion.model,
         text=choice.message.content or None,
         tool_calls=calls,
-        stop_reason=stop_reason_for(has_tool_calls=bool(calls), mapped=_STOP_REASONS.get(raw_stop or "", "other")),
+        stop_reason=stop_reason_for(
+            has_tool_calls=bool(calls), mapped=_STOP_REASONS.get(raw_stop or "", "other")
+        ),
         provider_stop_reason=raw_stop,
         usage=openai_usage(usage),
     )
@@ -80,13 +85,17 @@ class OpenAIAdapter:
 
     name = PROVIDER
 
-    def __init__(self, api_key: str, base_url: str, *, timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS) -> None:
+    def __init__(
+        self, api_key: str, base_url: str, *, timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
+    ) -> None:
         self._client = openai.AsyncOpenAI(
             api_key=api_key,
             base_url=base_url,
             # Temporal owns retries; SDK retries would multiply them.
             max_retries=0,
-            timeout=openai.Timeout(timeout_seconds, connect=min(timeout_seconds, DEFAULT_CONNECT_TIMEOUT_SECONDS)),
+            timeout=openai.Timeout(
+                timeout_seconds, connect=min(timeout_seconds, DEFAULT_CONNECT_TIMEOUT_SECONDS)
+            ),
         )
 
     async def complete(self, request: LlmRequest) -> LlmResponse:

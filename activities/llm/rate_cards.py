@@ -49,7 +49,12 @@ class UnknownModel(Unprocessable):
     def __init__(self, provider: str, model: str, known_models: Sequence[str]) -> None:
         super().__init__(
             f"model {model!r} is not on the {provider} rate card",
-            details={"field": "model", "provider": provider, "model": model, "known_models": list(known_models)},
+            details={
+                "field": "model",
+                "provider": provider,
+                "model": model,
+                "known_models": list(known_models),
+            },
         )
 
 
@@ -117,11 +122,16 @@ def _row(provider: str, model: str, data: Any, where: str) -> RateCard:
     )
 
 
-def parse_rate_card_document(document: Any, *, origin: str = "rate card") -> dict[str, dict[str, list[RateCard]]]:
+def parse_rate_card_document(
+    document: Any, *, origin: str = "rate card"
+) -> dict[str, dict[str, list[RateCard]]]:
     """Rows by provider and model from a decoded rate-card document, validated."""
     if not isinstance(document, Mapping) or not isinstance(document.get("providers"), Mapping):
         raise RateCardFileInvalid(f"{origin}: expected an object with a 'providers' object")
-    if document.get("currency", "USD") != "USD" or document.get("unit", "per_million_tokens") != "per_million_tokens":
+    if (
+        document.get("currency", "USD") != "USD"
+        or document.get("unit", "per_million_tokens") != "per_million_tokens"
+    ):
         raise RateCardFileInvalid(f"{origin}: prices must be USD per_million_tokens")
     parsed: dict[str, dict[str, list[RateCard]]] = {}
     for provider, provider_data in document["providers"].items():
@@ -155,7 +165,8 @@ class RateCardBook:
 
     def __init__(self, cards: Mapping[str, Mapping[str, Sequence[RateCard]]]) -> None:
         self._cards = {
-            provider: {model: tuple(rows) for model, rows in models.items()} for provider, models in cards.items()
+            provider: {model: tuple(rows) for model, rows in models.items()}
+            for provider, models in cards.items()
         }
 
     @property
@@ -189,7 +200,9 @@ class RateCardBook:
             raise UnknownProvider(provider, self.providers) from None
 
 
-def load_rate_cards(override_path: str | None, *, builtin_path: Path = BUILTIN_RATE_CARD_PATH) -> RateCardBook:
+def load_rate_cards(
+    override_path: str | None, *, builtin_path: Path = BUILTIN_RATE_CARD_PATH
+) -> RateCardBook:
     """The built-in rate cards, with an operator file's models added or replacing the built-in rows."""
     cards = parse_rate_card_document(_read(builtin_path), origin=str(builtin_path))
     if override_path:

@@ -62,7 +62,9 @@ class ProvidersConfig:
 class ProviderRegistry:
     """Builds each provider's adapter on first use and keeps it for connection reuse."""
 
-    def __init__(self, config: ProvidersConfig, *, factories: Mapping[str, AdapterFactory] | None = None) -> None:
+    def __init__(
+        self, config: ProvidersConfig, *, factories: Mapping[str, AdapterFactory] | None = None
+    ) -> None:
         self._config = config
         self._factories = dict(BUILTIN_FACTORIES if factories is None else factories)
         unknown = set(self._factories) - set(BUILTIN_PROVIDERS)

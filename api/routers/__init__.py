@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from api.routers import admin, customers, health, phone_numbers
+from api.routers import admin, customers, health, messages, phone_numbers
 
 
 def all_routers() -> list[APIRouter]:
@@ -14,4 +14,5 @@ def all_routers() -> list[APIRouter]:
         admin.router,
         customers.router,
         phone_numbers.router,
+        messages.router,
     ]

@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from sqlalchemy import text
 
 from api.deps import State
-from api.errors import error_body
+from domain.error_body import error_body
 
 router = APIRouter(tags=["health"])
 

@@ -1,0 +1,136 @@
+"""Media: link downloads (once per link and phone) and uploads to the upstream.
+
+A link is fetched by the service, checked (content type, size cap, streamed so
+an oversized file is cut off early) and uploaded, and the upstream media id is
+kept, so the same link sent again reuses the id instead of downloading again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from datetime import timedelta
+
+import httpx
+from sqlmodel import select
+from temporalio import activity
+
+from activities.channel import ChannelClient, failure_info, raise_retryable
+from activities.deps import ActivityDeps
+from domain.errors import ValidationFailed
+from domain.media import check_media, max_bytes
+from domain.upstream_errors import UpstreamFailure, classify_transport_failure, classify_upstream_error
+from models.base import utcnow
+from models.messaging import MediaAsset
+from models.send import MediaPrepare, MediaPrepared, UpstreamFailureInfo
+from store.database import unit_of_work
+
+log = logging.getLogger("switchboard.media")
+
+# Upstream keeps media 30 days; reuse a cached id for a little less than that.
+REUSE_WINDOW = timedelta(days=29)
+
+
+def _refused(message: str, code: str) -> MediaPrepared:
+    return MediaPrepared(
+        failure=UpstreamFailureInfo(code=code, status_code=400, error_title=message, error_message=message)
+    )
+
+
+class MediaActivities:
+    """Download-and-upload of link media, and uploads of client files."""
+
+    def __init__(self, deps: ActivityDeps) -> None:
+        self._deps = deps
+        self.client = ChannelClient(deps)
+
+    async def upload(self, *, waba_id: str, phone_number_id: str, content: bytes, mime_type: str,
+                     filename: str) -> str:
+        """POST a file to the upstream's media endpoint; the reusable media id."""
+        response = await self.client.request(
+            "POST", f"{phone_number_id}/media", waba_id=waba_id,
+            data={"messaging_product": "whatsapp", "type": mime_type},
+            files={"file": (filename, content, mime_type)},
+        )
+        if response.is_success:
+            return str(response.json()["id"])
+        failure = classify_upstream_error(response.status_code, _safe_json(response))
+        if failure.retryable:
+            raise_retryable(failure)
+        raise UpstreamRefused(failure)
+
+    @activity.defn(name="media_prepare_link")
+    async def prepare_link(self, request: MediaPrepare) -> MediaPrepared:
+        """The upstream media id for a link: cached, or downloaded once and uploaded."""
+        async with self._deps.sessions() as session:
+            cached = (
+                await session.execute(
+                    select(MediaAsset).where(
+                        MediaAsset.phone_number_id == request.phone_number_id,
+                        MediaAsset.source_url == request.link,
+                        MediaAsset.created_at >= utcnow() - REUSE_WINDOW,
+                    ).order_by(MediaAsset.created_at.desc())  # type: ignore[attr-defined]
+                )
+            ).scalars().first()
+        if cached is not None:
+            return MediaPrepared(media_id=cached.media_id)
+        try:
+            content, mime_type = await self._download(request.link, request.media_type)
+            check_media(request.media_type, mime_type, len(content), field=f"{request.media_type}.link")
+        except ValidationFailed as exc:
+            return _refused(exc.message, exc.code or "MEDIA_DOWNLOAD_FAILED")
+        try:
+            media_id = await self.upload(
+                waba_id=request.waba_id, phone_number_id=request.phone_number_id, content=content,
+                mime_type=mime_type, filename=request.link.rsplit("/", 1)[-1][:100] or "media",
+            )
+        except UpstreamRefused as refused:
+            return MediaPrepared(failure=failure_info(refused.failure))
+        async with unit_of_work(self._deps.sessions) as session:
+            session.add(
+                MediaAsset(
+                    tenant_id=request.tenant_id, phone_number_id=request.phone_number_id, media_id=media_id,
+                    mime_type=mime_type, size_bytes=len(content), sha256=hashlib.sha256(content).hexdigest(),
+                    source_url=request.link,
+                )
+            )
+        return MediaPrepared(media_id=media_id)
+
+    async def _download(self, link: str, media_type: str) -> tuple[bytes, str]:
+        cap = max_bytes(media_type)
+        try:
+            async with self._deps.http.stream("GET", link, timeout=30.0) as response:
+                if not response.is_success:
+                    raise ValidationFailed(
+                        f"downloading the media link answered {response.status_code}", code="MEDIA_DOWNLOAD_FAILED"
+                    )
+                mime_type = response.headers.get("content-type", "application/octet-stream")
+                chunks: list[bytes] = []
+                size = 0
+                async for chunk in response.aiter_bytes():
+                    size += len(chunk)
+                    if size > cap:
+                        raise ValidationFailed(
+                            f"the media link is larger than {cap} bytes", code="MEDIA_TOO_LARGE"
+                        )
+                    chunks.append(chunk)
+        except httpx.TimeoutException:
+            raise_retryable(classify_transport_failure(timed_out=True))
+        except httpx.TransportError as exc:
+            raise ValidationFailed(f"the media link could not be fetched: {exc}", code="MEDIA_DOWNLOAD_FAILED") from exc
+        return b"".join(chunks), mime_type
+
+
+class UpstreamRefused(Exception):
+    """The upstream refused a media upload for good."""
+
+    def __init__(self, failure: UpstreamFailure) -> None:
+        super().__init__(failure.error_message)
+        self.failure = failure
+
+
+def _safe_json(response: httpx.Response) -> object:
+    try:
+        return response.json()
+    except ValueError:
+        return {"error": {"message": response.text[:500]}}

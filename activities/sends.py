@@ -1,0 +1,100 @@
+"""Recording a send's outcome: message row, stored idempotent response and event, in one commit.
+
+The workflow already holds the upstream's answer in its history, so this
+activity may be retried freely: a message that is no longer ``queued`` was
+recorded by an earlier attempt and is only re-read.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from temporalio import activity
+
+from activities.deps import ActivityDeps
+from activities.dispatch import dispatch_events
+from domain.error_body import error_body
+from domain.events import MESSAGE_FAILED, MESSAGE_SENT, message_event
+from models.base import utcnow
+from models.messages_api import MessagePublic
+from models.messaging import Conversation, Message
+from models.send import SendOutcome, SendResult
+from store import idempotency
+from store.database import unit_of_work
+from store.events import record_event
+from store.message_facts import conversation_facts, message_facts
+from store.messages import QUEUED
+
+log = logging.getLogger("switchboard.sends")
+
+CREATED = 201
+
+
+def _result(message: Message, outcome: SendOutcome) -> SendResult:
+    if outcome.failure is None:
+        return SendResult(status_code=CREATED, body=MessagePublic.of(message).model_dump())
+    failure = outcome.failure
+    body: dict[str, Any] = error_body(failure.status_code, failure.error_message, code=failure.code)
+    body["error_message"] = failure.error_message
+    body["message_id"] = message.id
+    return SendResult(status_code=failure.status_code, body=body)
+
+
+class SendRecordActivities:
+    """Persist what the upstream answered."""
+
+    def __init__(self, deps: ActivityDeps) -> None:
+        self._deps = deps
+
+    @activity.defn(name="record_send_outcome")
+    async def record_outcome(self, outcome: SendOutcome) -> SendResult:
+        """Mark the message sent or failed, store or release its idempotency key, raise its event."""
+        event_ids: list[str] = []
+        async with unit_of_work(self._deps.sessions) as session:
+            message = await session.get(Message, outcome.message_id, populate_existing=True)
+            if message is None:
+                raise RuntimeError(f"message {outcome.message_id} vanished")
+            if message.status != QUEUED:
+                return _result(message, outcome)
+            now = utcnow()
+            if outcome.failure is None:
+                message.status = "sent"
+                message.wa_message_id = outcome.wa_message_id
+                if outcome.sent_to:
+                    message.to_phone = outcome.sent_to
+            else:
+                message.status = "failed_transient" if outcome.transient else "failed"
+                message.error_code = outcome.failure.code
+                message.error_title = outcome.failure.error_title
+                message.error_message = outcome.failure.error_message
+            message.status_updated_at = now
+            await session.flush()
+            result = _result(message, outcome)
+            conversation = await session.get(Conversation, message.conversation_id) if message.conversation_id else None
+            if conversation is not None and outcome.failure is None:
+                conversation.last_message_id = message.id
+                conversation.last_message_at = message.occurred_at
+                conversation.updated_at = now
+            kind = MESSAGE_SENT if outcome.failure is None else MESSAGE_FAILED
+            facts = message_facts(message, error_code=outcome.failure.upstream_code if outcome.failure else None)
+            payload = message_event(
+                kind, facts, tenant_id=message.tenant_id, delivery_id="", occurred_at=now,
+                conversation=conversation_facts(conversation) if conversation else None,
+            )
+            event = await record_event(
+                session, tenant_id=message.tenant_id, kind=kind, payload=payload, occurred_at=now,
+                phone_number_id=message.phone_number_id,
+            )
+            event_ids.append(event.id)
+            if outcome.idempotency_key:
+                if outcome.failure is None:
+                    await idempotency.complete(
+                        session, tenant_id=message.tenant_id, key=outcome.idempotency_key,
+                        status=result.status_code, body=result.body, now=now,
+                    )
+                else:
+                    await idempotency.release(session, tenant_id=message.tenant_id, key=outcome.idempotency_key)
+        await dispatch_events(self._deps.temporal, task_queue=self._deps.settings.temporal_task_queue, event_ids=event_ids)
+        log.info("send recorded", extra={"message_id": message.id, "status": message.status})
+        return result

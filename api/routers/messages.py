@@ -1,0 +1,120 @@
+"""Messaging endpoints: send, list, read, retry, mark-read."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Body, Header, Query
+from fastapi.responses import JSONResponse
+
+from api import sending
+from api.deps import Caller, Session, State
+from api.pagination import Paging, envelope
+from api.routing import JsonRoute
+from api.upstream import mark_read_upstream
+from domain.errors import MissingRequiredField, RateLimited, ValidationFailed
+from domain.message_status import can_retry
+from models.base import utcnow
+from models.messages_api import MessagePublic
+from models.messaging import Message
+from store import messages
+from store.database import unit_of_work
+from store.scoping import get_owned
+
+router = APIRouter(prefix="/v1/messages", tags=["messages"], route_class=JsonRoute)
+
+IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=255)]
+RETRY_GUARD = timedelta(minutes=5)
+
+
+@router.post("", status_code=201, response_model=None)
+async def send_message(
+    state: State, who: Caller, body: Annotated[Any, Body()], idempotency_key: IdempotencyKey = None
+) -> JSONResponse:
+    """Send any message type (see the spec's Send payload); Idempotency-Key optional."""
+    return await sending.submit(state, who, body, sending.SendContext(idempotency_key=idempotency_key))
+
+
+@router.post("/media", status_code=201, response_model=None)
+async def send_media_message(
+    state: State, who: Caller, body: Annotated[Any, Body()], idempotency_key: IdempotencyKey = None
+) -> JSONResponse:
+    """Send an image, video, audio, document or sticker; `to` is required (no BSUID addressing)."""
+    if isinstance(body, dict) and body.get("type") not in ("image", "video", "audio", "document", "sticker"):
+        raise ValidationFailed(
+            "type must be one of image, video, audio, document, sticker", code="INVALID_MESSAGE_TYPE",
+            details={"field": "type"},
+        )
+    ctx = sending.SendContext(idempotency_key=idempotency_key, require_to=True, request_path="/v1/messages/media")
+    return await sending.submit(state, who, body, ctx)
+
+
+@router.post("/mark-read")
+async def mark_read(state: State, who: Caller, body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
+    """Mark an inbound message as read (idempotent; sandbox answers without an upstream call)."""
+    phone_number_id = body.get("phone_number_id")
+    wa_message_id = body.get("wa_message_id")
+    for field, value in (("phone_number_id", phone_number_id), ("wa_message_id", wa_message_id)):
+        if not isinstance(value, str) or not value:
+            raise MissingRequiredField(field)
+    async with state.sessions() as session:
+        phone = await messages.phone_for_send(session, who.tenant_id, str(phone_number_id))
+    if who.is_sandbox:
+        return {"success": True, "sandbox": True}
+    await mark_read_upstream(state, phone, str(wa_message_id))
+    return {"success": True}
+
+
+@router.get("")
+async def list_messages(
+    who: Caller,
+    session: Session,
+    paging: Paging,
+    phone_number_id: str | None = None,
+    direction: Literal["inbound", "outbound"] | None = None,
+    status: str | None = None,
+    since: Annotated[datetime | None, Query(description="ISO date or datetime; from this moment on")] = None,
+    until: Annotated[datetime | None, Query(description="ISO date or datetime; up to this moment")] = None,
+    contact_phone: Annotated[str | None, Query(description="matches every form of the number")] = None,
+    conversation_id: str | None = None,
+) -> dict[str, Any]:
+    """List messages, newest first, with the spec's filters."""
+    filters = messages.MessageFilters(
+        phone_number_id=phone_number_id, direction=direction, status=status, since=_utc(since), until=_utc(until),
+        contact_phone=contact_phone, conversation_id=conversation_id,
+    )
+    rows, total = await messages.list_messages(session, who.tenant_id, filters, page=paging.page, per_page=paging.per_page)
+    return envelope([MessagePublic.of(m) for m in rows], paging=paging, total=total)
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    if value is None:
+        return None
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
+
+
+@router.get("/{message_id}")
+async def get_message(message_id: str, who: Caller, session: Session) -> MessagePublic:
+    """One message with every field, including occurred_at and retry_of_message_id."""
+    return MessagePublic.of(await get_owned(session, Message, who.tenant_id, message_id, resource="message"))
+
+
+@router.post("/{message_id}/retry", status_code=201, response_model=None)
+async def retry_message(message_id: str, state: State, who: Caller) -> JSONResponse:
+    """Send a failed message again as a new message (only failed or failed_transient)."""
+    async with state.sessions() as session:
+        original = await get_owned(session, Message, who.tenant_id, message_id, resource="message")
+    if original.direction != "outbound" or not can_retry(original.status):
+        raise ValidationFailed(
+            f"only failed or failed_transient messages can be retried; this one is {original.status}",
+            code="MESSAGE_NOT_RETRYABLE", details={"field": "status", "value": original.status},
+        )
+    async with unit_of_work(state.sessions) as session:
+        claimed = await messages.claim_retry(session, original.id, now=utcnow(), guard=RETRY_GUARD)
+    if not claimed:
+        raise RateLimited(
+            "this message was retried less than 5 minutes ago", retry_after_seconds=300, code="too_many_requests"
+        )
+    ctx = sending.SendContext(retry_of_message_id=original.id, source=original.source)
+    return await sending.submit(state, who, original.payload, ctx)

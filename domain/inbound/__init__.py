@@ -1,0 +1,59 @@
+"""Pure reading of the channel's inbound webhooks into typed, JSON-serializable items."""
+
+from __future__ import annotations
+
+from domain.inbound.envelope import (
+    ENVELOPE_OBJECT,
+    InvalidWebhookEnvelope,
+    decode_body,
+    parse_envelope,
+    payload_id,
+)
+from domain.inbound.items import (
+    HISTORY_ERROR_TITLE,
+    HISTORY_ERROR_TYPE,
+    ITEM_TYPES,
+    SOURCE_HUMAN_COEXISTENCE,
+    STATUS_HISTORICAL,
+    STATUS_RECEIVED,
+    ChannelError,
+    EchoMessage,
+    HistoryError,
+    HistoryMessage,
+    IdentityChange,
+    InboundItem,
+    InboundMessage,
+    PhoneNumberChange,
+    SharedContactPhone,
+    StatusUpdate,
+    UsernameUpdate,
+    item_from_dict,
+    item_to_dict,
+)
+
+__all__ = [
+    "ENVELOPE_OBJECT",
+    "HISTORY_ERROR_TITLE",
+    "HISTORY_ERROR_TYPE",
+    "ITEM_TYPES",
+    "SOURCE_HUMAN_COEXISTENCE",
+    "STATUS_HISTORICAL",
+    "STATUS_RECEIVED",
+    "ChannelError",
+    "EchoMessage",
+    "HistoryError",
+    "HistoryMessage",
+    "IdentityChange",
+    "InboundItem",
+    "InboundMessage",
+    "InvalidWebhookEnvelope",
+    "PhoneNumberChange",
+    "SharedContactPhone",
+    "StatusUpdate",
+    "UsernameUpdate",
+    "decode_body",
+    "item_from_dict",
+    "item_to_dict",
+    "parse_envelope",
+    "payload_id",
+]

@@ -1,0 +1,138 @@
+"""SQL for outbound messages: resolution, persistence, listing, retries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, or_, update
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlmodel import select
+
+from domain.errors import Forbidden, ValidationFailed
+from domain.phone import phone_variants
+from models.messaging import Conversation, Message, Template
+from models.tenancy import Customer, PhoneNumber, Waba
+from store.pagination import paginate
+from store.scoping import owned
+
+QUEUED = "queued"
+
+_messages = Message.__table__  # type: ignore[attr-defined]
+
+
+async def phone_for_send(session: AsyncSession, tenant_id: str, phone_number_id: str) -> PhoneNumber:
+    """The tenant's number with this channel id (INVALID_PHONE_NUMBER_ID / PHONE_NUMBER_NOT_IN_TENANT)."""
+    phone = (
+        await session.execute(select(PhoneNumber).where(PhoneNumber.phone_number_id == phone_number_id))
+    ).scalars().first()
+    if phone is None:
+        raise ValidationFailed(
+            f"phone_number_id {phone_number_id} is not a number of this service",
+            code="INVALID_PHONE_NUMBER_ID", details={"field": "phone_number_id", "value": phone_number_id},
+        )
+    if phone.tenant_id != tenant_id:
+        raise Forbidden(
+            f"phone_number_id {phone_number_id} does not belong to this tenant",
+            code="PHONE_NUMBER_NOT_IN_TENANT", details={"field": "phone_number_id"},
+        )
+    return phone
+
+
+async def sending_paused(session: AsyncSession, phone: PhoneNumber) -> bool:
+    """Whether the phone's customer has its sending paused."""
+    if phone.customer_id is None:
+        return False
+    customer = await session.get(Customer, phone.customer_id)
+    return bool(customer and customer.sending_paused)
+
+
+async def waba_of(session: AsyncSession, phone: PhoneNumber) -> Waba:
+    """The WABA a phone number sends under."""
+    waba = (await session.execute(select(Waba).where(Waba.waba_id == phone.waba_id))).scalars().one()
+    return waba
+
+
+async def find_template(session: AsyncSession, *, waba_id: str, name: str, language: str) -> Template | None:
+    """The stored template of this WABA, name and language, if synced or created here."""
+    stmt = select(Template).where(Template.waba_id == waba_id, Template.name == name, Template.language == language)
+    return (await session.execute(stmt)).scalars().first()
+
+
+async def queued_count(session: AsyncSession, phone_number_id: str) -> int:
+    """How many sends wait on one phone number."""
+    stmt = select(func.count()).select_from(Message).where(
+        Message.phone_number_id == phone_number_id, Message.status == QUEUED
+    )
+    return int((await session.execute(stmt)).scalar_one())
+
+
+async def conversation_for(session: AsyncSession, phone_number_id: str, to_phone: str | None) -> Conversation | None:
+    """The existing conversation of this number with this contact phone (any of its forms)."""
+    if to_phone is None:
+        return None
+    stmt = select(Conversation).where(
+        Conversation.phone_number_id == phone_number_id,
+        Conversation.contact_phone.in_(phone_variants(to_phone)),  # type: ignore[attr-defined]
+    )
+    return (await session.execute(stmt)).scalars().first()
+
+
+@dataclass(frozen=True)
+class MessageFilters:
+    phone_number_id: str | None = None
+    direction: str | None = None
+    status: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    contact_phone: str | None = None
+    conversation_id: str | None = None
+
+
+async def list_messages(
+    session: AsyncSession, tenant_id: str, filters: MessageFilters, *, page: int, per_page: int
+) -> tuple[list[Message], int]:
+    """The tenant's messages, newest first, filtered."""
+    stmt = owned(Message, tenant_id)
+    if filters.phone_number_id:
+        stmt = stmt.where(Message.phone_number_id == filters.phone_number_id)
+    if filters.direction:
+        stmt = stmt.where(Message.direction == filters.direction)
+    if filters.status:
+        stmt = stmt.where(Message.status == filters.status)
+    if filters.since:
+        stmt = stmt.where(Message.created_at >= filters.since)
+    if filters.until:
+        stmt = stmt.where(Message.created_at <= filters.until)
+    if filters.conversation_id:
+        stmt = stmt.where(Message.conversation_id == filters.conversation_id)
+    if filters.contact_phone:
+        forms = phone_variants(filters.contact_phone)
+        stmt = stmt.where(or_(Message.to_phone.in_(forms), Message.from_phone.in_(forms)))  # type: ignore[union-attr]
+    stmt = stmt.order_by(Message.created_at.desc(), Message.id.desc())  # type: ignore[attr-defined]
+    return await paginate(session, stmt, page=page, per_page=per_page)
+
+
+async def claim_retry(session: AsyncSession, message_id: str, *, now: datetime, guard: timedelta) -> bool:
+    """Atomically note a retry request; False when one came within ``guard`` (across processes)."""
+    result = await session.execute(
+        update(_messages)
+        .where(
+            _messages.c.id == message_id,
+            or_(_messages.c.last_retry_requested_at.is_(None), _messages.c.last_retry_requested_at <= now - guard),
+        )
+        .values(last_retry_requested_at=now)
+        .returning(_messages.c.id)
+    )
+    return result.first() is not None
+
+
+async def set_outcome(session: AsyncSession, message_id: str, **values: Any) -> Message:
+    """Update a message's delivery fields and return it."""
+    message = await session.get(Message, message_id, populate_existing=True)
+    assert message is not None, message_id
+    for field, value in values.items():
+        setattr(message, field, value)
+    await session.flush()
+    return message
