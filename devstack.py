@@ -136,6 +136,8 @@ Demo tenant {demo['tenant_id']}
 
 Try it:
   curl -s {api}/v1/phone-numbers/{demo['phone_id']} -H "X-API-Key: {demo['live_key']}"
+  curl -s {api}/v1/messages -H "X-API-Key: {demo['live_key']}" -H "Content-Type: application/json" \\
+    -d '{{"phone_number_id":"{demo['phone_number_id']}","to":"14155550100","type":"text","text":{{"body":"Hello from Switchboard"}}}}'
 
 Secrets live in .switchboard/env; keys in .switchboard/demo.json. Ctrl-C stops everything.
 """

@@ -25,11 +25,12 @@ from temporalio.worker import Worker
 
 from activities.deps import ActivityDeps
 from activities.registry import build_activities
-from api.app import connect_temporal
 from logs import configure_logging
 from settings import Settings
 from store.database import create_engine, session_factory
-from workflows.maintenance import PruneRateLimitCountersWorkflow
+from temporal_client import connect_temporal
+from workflows.maintenance import PruneRateLimitCountersWorkflow, SweepQueuedSendsWorkflow
+from workflows.event_dispatch import SweepEventOutboxWorkflow
 from workflows.registry import WORKFLOWS
 
 log = logging.getLogger("switchboard.worker")
@@ -55,6 +56,9 @@ def build_worker(client: Client, deps: ActivityDeps, *, max_concurrent: int = 50
 # (schedule id suffix, workflow run method, interval). Add one line per schedule.
 SCHEDULES = [
     ("prune-rate-limits", PruneRateLimitCountersWorkflow.run, timedelta(minutes=1)),
+    ("resume-queued-sends", SweepQueuedSendsWorkflow.run, timedelta(seconds=30)),
+    ("webhook-outbox-sweep", SweepEventOutboxWorkflow.run, timedelta(seconds=30)),
+    ("inbound-housekeeping", "InboundHousekeeping", timedelta(minutes=1)),
 ]
 
 

@@ -9,7 +9,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from temporalio import activity
 
 from models.base import utcnow
-from store import rate_limits
+from store import idempotency, rate_limits
+from store.database import session_factory, unit_of_work
 
 log = logging.getLogger("switchboard.maintenance")
 
@@ -31,4 +32,11 @@ class MaintenanceActivities:
             deleted = await rate_limits.prune_expired(conn, now=utcnow())
         if deleted:
             log.info("pruned rate-limit counters", extra={"deleted": deleted})
+        return PruneResult(deleted=deleted)
+
+    @activity.defn(name="prune_idempotency_records")
+    async def prune_idempotency_records(self) -> PruneResult:
+        """Delete Idempotency-Key records past their 24 h lifetime."""
+        async with unit_of_work(session_factory(self._engine)) as session:
+            deleted = await idempotency.prune_expired(session, now=utcnow())
         return PruneResult(deleted=deleted)

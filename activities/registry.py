@@ -11,7 +11,10 @@ from activities.deps import ActivityDeps
 from activities.channel import ChannelActivities
 from activities.maintenance import MaintenanceActivities
 from activities.media import MediaActivities
+from activities.retention import inbound_activities
+from activities.send_sweeper import SendSweeperActivities
 from activities.sends import SendRecordActivities
+from activities.webhooks import build_webhook_activities
 
 
 def build_activities(deps: ActivityDeps) -> list[Any]:
@@ -22,8 +25,12 @@ def build_activities(deps: ActivityDeps) -> list[Any]:
     sends = SendRecordActivities(deps)
     return [
         maintenance.prune_rate_limit_counters,
+        maintenance.prune_idempotency_records,
         channel.send,
         channel.acquire_slot,
         media.prepare_link,
         sends.record_outcome,
+        SendSweeperActivities(deps).resume_queued_sends,
+        *build_webhook_activities(deps),
+        *inbound_activities(deps),
     ]

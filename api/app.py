@@ -12,8 +12,6 @@ from contextlib import asynccontextmanager
 
 import httpx
 from fastapi import FastAPI
-from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 
 from api.errors import install_error_handlers
 from api.middleware import EdgeMiddleware
@@ -22,16 +20,7 @@ from api.routers import all_routers
 from api.state import AppState
 from settings import Settings
 from store.database import create_engine, session_factory
-
-
-async def connect_temporal(settings: Settings, *, lazy: bool = True) -> Client:
-    """A Temporal client with the pydantic data converter our payloads use."""
-    return await Client.connect(
-        settings.temporal_address,
-        namespace=settings.temporal_namespace,
-        data_converter=pydantic_data_converter,
-        lazy=lazy,
-    )
+from temporal_client import connect_temporal
 
 
 def create_app(settings: Settings) -> FastAPI:

@@ -22,22 +22,21 @@ from typing import Any
 from fastapi.responses import JSONResponse
 from temporalio.common import WorkflowIDReusePolicy
 
+from activities.send_input import send_input_for, tier_rates
 from api.principal import Principal
 from api.state import AppState
 from domain.errors import Forbidden, MissingRequiredField, RateLimited, ServiceError
-from domain.phone import alternate_form, canonical_phone
+from domain.phone import canonical_phone
 from domain.send_payload import (
     MEDIA_TYPES,
     SendRequest,
     check_variable_count,
-    cloud_api_body,
     ensure_template_sendable,
     parse_send_request,
     render_template_text,
     send_component_params,
 )
 from domain.templates import component_text
-from domain.throughput import TierRates, per_second
 from models.base import iso_millis, new_id, utcnow
 from models.messages_api import MessagePublic, sandbox_response
 from models.messaging import Message
@@ -165,23 +164,14 @@ async def _persist(state: AppState, who: Principal, send: SendRequest, phone: Ph
             conversation_id=conversation.id if conversation else None, source=ctx.source,
             payload=send.model_dump(mode="json", exclude_none=True), content=content_summary(send, rendered),
             has_media=send.type in MEDIA_TYPES, rendered_body=rendered, retry_of_message_id=ctx.retry_of_message_id,
-            created_at=now, occurred_at=now, status_updated_at=now,
+            idempotency_key=ctx.idempotency_key, created_at=now, occurred_at=now, status_updated_at=now,
         )
         session.add(message)
         if ctx.idempotency_key is not None:
             await idempotency.hold(
                 session, tenant_id=who.tenant_id, key=ctx.idempotency_key, until=now + WORKFLOW_LOCK
             )
-    media = getattr(send, send.type) if send.type in MEDIA_TYPES else None
-    rates = TierRates(settings.throughput_standard_per_second, settings.throughput_medium_per_second,
-                      settings.throughput_high_per_second)
-    return SendInput(
-        message_id=message.id, tenant_id=who.tenant_id, phone_number_id=phone.phone_number_id,
-        waba_id=phone.waba_id, body=cloud_api_body(send), alternate_to=alternate_form(to_phone) if to_phone else None,
-        media_link=media.link if media is not None and media.link else None,
-        media_type=send.type if media is not None and media.link else None,
-        per_second=per_second(phone.throughput_tier, rates), idempotency_key=ctx.idempotency_key,
-    )
+    return send_input_for(message, send, phone, rates=tier_rates(settings))
 
 
 async def start_send(state: AppState, request: SendInput) -> Any:

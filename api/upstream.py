@@ -12,7 +12,7 @@ from domain.errors import UpstreamUnavailable
 from domain.secrets_box import open_sealed
 from domain.upstream_errors import classify_transport_failure, classify_upstream_error
 from models.messaging import Conversation, Message
-from models.tenancy import PhoneNumber
+from models.tenancy import PhoneNumber, Waba
 from store import messages
 from store.database import unit_of_work
 
@@ -23,6 +23,11 @@ async def upstream_call(
     """One authenticated call with the phone's WABA token; transport failures are 503/504."""
     async with state.sessions() as session:
         waba = await messages.waba_of(session, phone)
+    return await upstream_call_waba(state, waba, method, path, **kwargs)
+
+
+async def upstream_call_waba(state: AppState, waba: Waba, method: str, path: str, **kwargs: Any) -> httpx.Response:
+    """One authenticated call with this WABA's token."""
     token = open_sealed(state.settings.secrets_key_bytes, waba.access_token_encrypted, associated_data=f"waba:{waba.waba_id}")
     base = f"{state.settings.channel_api_base_url.rstrip('/')}/{state.settings.channel_api_version}"
     try:

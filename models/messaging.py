@@ -73,6 +73,7 @@ class Message(SQLModel, table=True):
         Index("ix_messages_tenant_created", "tenant_id", "created_at"),
         Index("ix_messages_tenant_phone_created", "tenant_id", "phone_number_id", "created_at"),
         Index("ix_messages_conversation_occurred", "conversation_id", "occurred_at"),
+        Index("ix_messages_phone_status", "phone_number_id", "status"),
         UniqueConstraint("phone_number_id", "wa_message_id", "direction", name="uq_messages_wamid"),
     )
 
@@ -103,6 +104,8 @@ class Message(SQLModel, table=True):
     status_updated_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime)
     # Guards POST /v1/messages/{id}/retry: one retry request per 5 minutes.
     last_retry_requested_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    # The Idempotency-Key of the send that created it (so a resumed send completes it).
+    idempotency_key: str | None = None
 
 
 class Template(SQLModel, table=True):

@@ -8,14 +8,25 @@ from workflows.policies import HOUSEKEEPING
 
 with workflow.unsafe.imports_passed_through():
     from activities.maintenance import MaintenanceActivities, PruneResult
+    from activities.send_sweeper import SendSweeperActivities, SweepResult
 
 
 @workflow.defn(name="PruneRateLimitCounters")
 class PruneRateLimitCountersWorkflow:
-    """Drops rate-limit counters of windows that have ended."""
+    """Drops rate-limit counters of ended windows and idempotency records past 24 h."""
 
     @workflow.run
     async def run(self) -> PruneResult:
+        await workflow.execute_activity_method(MaintenanceActivities.prune_idempotency_records, **HOUSEKEEPING)
         return await workflow.execute_activity_method(
             MaintenanceActivities.prune_rate_limit_counters, **HOUSEKEEPING
         )
+
+
+@workflow.defn(name="SweepQueuedSends")
+class SweepQueuedSendsWorkflow:
+    """Starts the send of messages left queued without a workflow."""
+
+    @workflow.run
+    async def run(self) -> SweepResult:
+        return await workflow.execute_activity_method(SendSweeperActivities.resume_queued_sends, **HOUSEKEEPING)

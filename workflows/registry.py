@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from workflows.maintenance import PruneRateLimitCountersWorkflow
+from workflows.maintenance import PruneRateLimitCountersWorkflow, SweepQueuedSendsWorkflow
+from workflows.retention import INBOUND_WORKFLOWS
 from workflows.send_message import SendMessageWorkflow
+from workflows.event_dispatch import WEBHOOK_WORKFLOWS
 
 WORKFLOWS: list[type] = [
     PruneRateLimitCountersWorkflow,
     SendMessageWorkflow,
+    SweepQueuedSendsWorkflow,
+    *WEBHOOK_WORKFLOWS,
+    *INBOUND_WORKFLOWS,
 ]

@@ -4,7 +4,9 @@ Steps: wait for a throughput slot of the phone (queueing when over the tier),
 prepare link media (download once, upload), send, and on a 131030 (recipient
 number format) send once more with the alternate phone form; then record the
 outcome. Every step survives a worker crash: the workflow resumes where it was
-and the message is sent, not lost.
+and the message is sent, not lost. The throughput slot and the outcome record
+are short writes to our own database, so they run as local activities (no
+task-queue round trip); the upstream call is a regular activity.
 """
 
 from __future__ import annotations
@@ -82,7 +84,7 @@ class SendMessageWorkflow:
 
     async def _wait_for_slot(self, phone_number_id: str, per_second: int) -> None:
         while True:
-            wait = await workflow.execute_activity_method(
+            wait = await workflow.execute_local_activity_method(
                 ChannelActivities.acquire_slot, SlotRequest(phone_number_id=phone_number_id, per_second=per_second),
                 **LOCAL_WRITE,
             )
@@ -99,7 +101,9 @@ class SendMessageWorkflow:
             message_id=request.message_id, tenant_id=request.tenant_id, idempotency_key=request.idempotency_key,
             wa_message_id=wa_message_id, failure=failure, sent_to=sent_to, transient=transient,
         )
-        return await workflow.execute_activity_method(SendRecordActivities.record_outcome, outcome, **LOCAL_WRITE)
+        return await workflow.execute_local_activity_method(
+            SendRecordActivities.record_outcome, outcome, **LOCAL_WRITE
+        )
 
 
 UNAVAILABLE = "UPSTREAM_UNAVAILABLE"

@@ -109,6 +109,7 @@ def upgrade() -> None:
     sa.Column('occurred_at', models.base.UTCDateTime(timezone=True), nullable=False),
     sa.Column('status_updated_at', models.base.UTCDateTime(timezone=True), nullable=False),
     sa.Column('last_retry_requested_at', models.base.UTCDateTime(timezone=True), nullable=True),
+    sa.Column('idempotency_key', sqlmodel.sql.sqltypes.AutoString(), nullable=True),
     sa.ForeignKeyConstraint(['tenant_id'], ['tenants.id'], name=op.f('fk_messages_tenant_id_tenants')),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_messages')),
     sa.UniqueConstraint('phone_number_id', 'wa_message_id', 'direction', name='uq_messages_wamid')
@@ -117,6 +118,7 @@ def upgrade() -> None:
         batch_op.create_index(batch_op.f('ix_messages_contact_id'), ['contact_id'], unique=False)
         batch_op.create_index('ix_messages_conversation_occurred', ['conversation_id', 'occurred_at'], unique=False)
         batch_op.create_index(batch_op.f('ix_messages_retry_of_message_id'), ['retry_of_message_id'], unique=False)
+        batch_op.create_index('ix_messages_phone_status', ['phone_number_id', 'status'], unique=False)
         batch_op.create_index('ix_messages_tenant_created', ['tenant_id', 'created_at'], unique=False)
         batch_op.create_index(batch_op.f('ix_messages_tenant_id'), ['tenant_id'], unique=False)
         batch_op.create_index('ix_messages_tenant_phone_created', ['tenant_id', 'phone_number_id', 'created_at'], unique=False)
@@ -332,6 +334,7 @@ def downgrade() -> None:
         batch_op.drop_index(batch_op.f('ix_messages_tenant_id'))
         batch_op.drop_index('ix_messages_tenant_created')
         batch_op.drop_index(batch_op.f('ix_messages_retry_of_message_id'))
+        batch_op.drop_index('ix_messages_phone_status')
         batch_op.drop_index('ix_messages_conversation_occurred')
         batch_op.drop_index(batch_op.f('ix_messages_contact_id'))
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import time
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +39,8 @@ class FakeChannel:
     """State and scripts of the fake upstream."""
 
     sends: list[dict[str, Any]] = field(default_factory=list)
+    # Wall-clock arrival time (time.time()) of each entry of ``sends``, for throughput checks.
+    send_times: list[float] = field(default_factory=list)
     auth_headers: list[str] = field(default_factory=list)
     uploads: list[dict[str, Any]] = field(default_factory=list)
     templates: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
@@ -56,6 +59,18 @@ class FakeChannel:
     def sends_to(self, to: str) -> list[dict[str, Any]]:
         return [s for s in self.sends if s.get("to", "").lstrip("+") == to]
 
+    def hold(self) -> asyncio.Event:
+        """Hold every send request at the door until the returned event is set."""
+        self.gate = asyncio.Event()
+        self.gate_entered.clear()
+        return self.gate
+
+    async def wait_sends(self, count: int, *, timeout: float = 20.0) -> None:
+        """Wait until at least ``count`` send requests were recorded."""
+        async with asyncio.timeout(timeout):
+            while len(self.sends) < count:
+                await asyncio.sleep(0.05)
+
     def app(self) -> FastAPI:
         app = FastAPI()
 
@@ -70,6 +85,7 @@ class FakeChannel:
                 self.gate_entered.set()
                 await self.gate.wait()
             self.sends.append({"_phone_number_id": phone_number_id, **body})
+            self.send_times.append(time.time())
             to = str(body.get("to", "")).lstrip("+")
             queue = self.scripts.get(to)
             if queue:

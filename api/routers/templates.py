@@ -1,0 +1,106 @@
+"""Message templates of a WABA: create upstream, sync from upstream, list."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body
+from pydantic import BaseModel
+
+from api.deps import Caller, State
+from api.routing import JsonRoute
+from api.upstream import raise_for_upstream, upstream_call_waba
+from domain.templates import (
+    TemplateRecordFields,
+    cloud_template_create_body,
+    parse_upstream_template,
+    validate_template_definition,
+)
+from models.base import iso_millis
+from models.messaging import Template
+from store import templates, tenancy
+from store.database import unit_of_work
+
+router = APIRouter(prefix="/v1/wabas/{waba_id}/templates", tags=["templates"], route_class=JsonRoute)
+
+# Pages of upstream templates read per sync, at most (the upstream pages by 25 by default).
+MAX_SYNC_PAGES = 50
+
+
+class TemplatePublic(BaseModel):
+    id: str
+    waba_id: str
+    upstream_id: str | None
+    name: str
+    language: str
+    category: str
+    status: str
+    parameter_format: str
+    components: list[dict[str, Any]]
+    updated_at: str
+
+    @classmethod
+    def of(cls, t: Template) -> TemplatePublic:
+        return cls(
+            id=t.id, waba_id=t.waba_id, upstream_id=t.upstream_id, name=t.name, language=t.language,
+            category=t.category, status=t.status, parameter_format=t.parameter_format,
+            components=t.components or [], updated_at=iso_millis(t.updated_at),
+        )
+
+
+@router.post("", status_code=201)
+async def create_template(waba_id: str, state: State, who: Caller, body: Annotated[Any, Body()]) -> TemplatePublic:
+    """Validate a template, submit it upstream for approval and store it (status PENDING)."""
+    definition = validate_template_definition(body)
+    async with state.sessions() as session:
+        waba = await tenancy.get_waba_for_tenant(session, who.tenant_id, waba_id)
+    response = await upstream_call_waba(
+        state, waba, "POST", f"{waba_id}/message_templates", json=cloud_template_create_body(definition)
+    )
+    raise_for_upstream(response)
+    answer = response.json()
+    fields = TemplateRecordFields(
+        upstream_id=str(answer.get("id")) if answer.get("id") else None, name=definition.name,
+        language=definition.language, category=answer.get("category") or definition.category,
+        status=str(answer.get("status") or "PENDING").upper(), parameter_format=definition.parameter_format,
+        components=definition.components,
+    )
+    async with unit_of_work(state.sessions) as session:
+        row = await templates.upsert_template(session, tenant_id=who.tenant_id, waba_id=waba_id, fields=fields)
+    return TemplatePublic.of(row)
+
+
+@router.post("/sync")
+async def sync_templates(waba_id: str, state: State, who: Caller) -> dict[str, Any]:
+    """Pull every template of the WABA from the upstream, persisting status and parameter_format."""
+    async with state.sessions() as session:
+        waba = await tenancy.get_waba_for_tenant(session, who.tenant_id, waba_id)
+    entries: list[dict[str, Any]] = []
+    params: dict[str, Any] = {"limit": 100}
+    for _ in range(MAX_SYNC_PAGES):
+        response = await upstream_call_waba(state, waba, "GET", f"{waba_id}/message_templates", params=params)
+        raise_for_upstream(response)
+        page = response.json()
+        entries.extend(page.get("data") or [])
+        after = ((page.get("paging") or {}).get("cursors") or {}).get("after")
+        if not after or not (page.get("paging") or {}).get("next"):
+            break
+        params = {"limit": 100, "after": after}
+    async with unit_of_work(state.sessions) as session:
+        rows = [
+            await templates.upsert_template(
+                session, tenant_id=who.tenant_id, waba_id=waba_id, fields=parse_upstream_template(entry)
+            )
+            for entry in entries
+        ]
+    return {"synced": len(rows), "data": [TemplatePublic.of(r).model_dump() for r in rows]}
+
+
+@router.get("")
+async def list_templates(waba_id: str, state: State, who: Caller) -> dict[str, Any]:
+    """The templates stored for this WABA."""
+    async with state.sessions() as session:
+        await tenancy.get_waba_for_tenant(session, who.tenant_id, waba_id)
+        rows = await templates.list_templates(session, tenant_id=who.tenant_id, waba_id=waba_id)
+    data = [TemplatePublic.of(r).model_dump() for r in rows]
+    return {"data": data, "page": 1, "per_page": max(len(data), 1), "total": len(data), "has_more": False}
