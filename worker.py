@@ -25,6 +25,8 @@ from temporalio.worker import Worker
 
 from activities.deps import ActivityDeps
 from activities.registry import build_activities
+from activities.tools.egress import EgressGuard
+from activities.tools.http_client import GuardedTransport
 from logs import configure_logging
 from settings import Settings
 from store.database import create_engine, session_factory
@@ -39,7 +41,21 @@ log = logging.getLogger("switchboard.worker")
 def build_deps(client: Client, settings: Settings, engine: AsyncEngine) -> ActivityDeps:
     """The clients activities share (one HTTP pool, one engine)."""
     http = httpx.AsyncClient(timeout=httpx.Timeout(10.0, connect=5.0), follow_redirects=False)
-    return ActivityDeps(settings=settings, engine=engine, sessions=session_factory(engine), http=http, temporal=client)
+    guard = EgressGuard(allow_private=settings.tool_egress_allow_private)
+    egress_http = httpx.AsyncClient(
+        transport=GuardedTransport(guard, limits=httpx.Limits(max_connections=100)),
+        timeout=httpx.Timeout(30.0, connect=5.0), follow_redirects=False, trust_env=False,
+    )
+    return ActivityDeps(
+        settings=settings, engine=engine, sessions=session_factory(engine), http=http, temporal=client,
+        egress_http=egress_http,
+    )
+
+
+async def close_deps(deps: ActivityDeps) -> None:
+    """Close the HTTP pools."""
+    await deps.http.aclose()
+    await deps.egress_http.aclose()
 
 
 def build_worker(client: Client, deps: ActivityDeps, *, max_concurrent: int = 50) -> Worker:
@@ -92,7 +108,7 @@ async def run_worker(settings: Settings, *, stop: asyncio.Event | None = None) -
             async with worker:
                 await stop.wait()
     finally:
-        await deps.http.aclose()
+        await close_deps(deps)
         await engine.dispose()
 
 

@@ -21,3 +21,6 @@ class ActivityDeps:
     http: httpx.AsyncClient
     # For activities that start workflows after their commit (event dispatch).
     temporal: Client
+    # For URLs a tenant supplied (media links): refuses private, loopback and
+    # metadata addresses after DNS resolution unless TOOL_EGRESS_ALLOW_PRIVATE.
+    egress_http: httpx.AsyncClient

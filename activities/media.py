@@ -1,7 +1,9 @@
 """Media: link downloads (once per link and phone) and uploads to the upstream.
 
-A link is fetched by the service, checked (content type, size cap, streamed so
-an oversized file is cut off early) and uploaded, and the upstream media id is
+A link is fetched by the service through the egress guard (no private,
+loopback or metadata addresses: a tenant's URL must not reach our network),
+checked (content type, size cap, streamed so an oversized file is cut off
+early) and uploaded, and the upstream media id is
 kept, so the same link sent again reuses the id instead of downloading again.
 """
 
@@ -17,6 +19,7 @@ from temporalio import activity
 
 from activities.channel import ChannelClient, failure_info, raise_retryable
 from activities.deps import ActivityDeps
+from activities.tools.egress import EgressRefused
 from domain.errors import ValidationFailed
 from domain.media import check_media, max_bytes
 from domain.upstream_errors import UpstreamFailure, classify_transport_failure, classify_upstream_error
@@ -99,7 +102,7 @@ class MediaActivities:
     async def _download(self, link: str, media_type: str) -> tuple[bytes, str]:
         cap = max_bytes(media_type)
         try:
-            async with self._deps.http.stream("GET", link, timeout=30.0) as response:
+            async with self._deps.egress_http.stream("GET", link, timeout=30.0) as response:
                 if not response.is_success:
                     raise ValidationFailed(
                         f"downloading the media link answered {response.status_code}", code="MEDIA_DOWNLOAD_FAILED"
@@ -114,6 +117,8 @@ class MediaActivities:
                             f"the media link is larger than {cap} bytes", code="MEDIA_TOO_LARGE"
                         )
                     chunks.append(chunk)
+        except EgressRefused as exc:
+            raise ValidationFailed(f"the media link is not allowed: {exc}", code="MEDIA_DOWNLOAD_FAILED") from exc
         except httpx.TimeoutException:
             raise_retryable(classify_transport_failure(timed_out=True))
         except httpx.TransportError as exc:

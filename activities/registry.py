@@ -14,6 +14,7 @@ from activities.media import MediaActivities
 from activities.retention import inbound_activities
 from activities.send_sweeper import SendSweeperActivities
 from activities.sends import SendRecordActivities
+from activities.tools import build_tool_activities
 from activities.webhooks import build_webhook_activities
 
 
@@ -31,6 +32,7 @@ def build_activities(deps: ActivityDeps) -> list[Any]:
         media.prepare_link,
         sends.record_outcome,
         SendSweeperActivities(deps).resume_queued_sends,
+        *build_tool_activities(deps),
         *build_webhook_activities(deps),
         *inbound_activities(deps),
     ]

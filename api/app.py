@@ -16,6 +16,7 @@ from fastapi import FastAPI
 from api.errors import install_error_handlers
 from api.middleware import EdgeMiddleware
 from api.principal import ApiKeyCache
+from api.rate_limiter import RateLimiter
 from api.routers import all_routers
 from api.state import AppState
 from settings import Settings
@@ -37,6 +38,7 @@ def create_app(settings: Settings) -> FastAPI:
             sessions=sessions,
             temporal=await connect_temporal(settings),
             keys=ApiKeyCache(sessions, ttl_seconds=settings.api_key_cache_seconds),
+            limiter=RateLimiter(engine),
             http=http,
         )
         app.state.switchboard = state

@@ -18,8 +18,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from api.principal import Principal
 from api.state import AppState
 from domain.errors import Forbidden, RateLimited, Unauthorized
-from domain.rate_limits import windows_at
-from store import rate_limits
 from store.database import unit_of_work
 
 
@@ -38,26 +36,19 @@ async def principal(
 ) -> Principal:
     """Authenticate the key and count the request against its limits."""
     who = await state.keys.resolve(x_api_key)
-    now = time.time()
-    windows = windows_at(who.key_id, now)
-    async with state.engine.begin() as conn:
-        hit = await rate_limits.hit(conn, windows, who.limits)
-    remaining = who.limits.per_second - (hit.second_count or who.limits.per_second)
-    headers = {
-        "X-RateLimit-Limit": who.limits.per_second,
-        "X-RateLimit-Remaining": max(0, remaining),
-        "X-RateLimit-Reset": windows.second_reset,
+    decision = await state.limiter.check(who.key_id, who.limits, now=time.time())
+    request.state.rate_limit_headers = {
+        "X-RateLimit-Limit": decision.limit,
+        "X-RateLimit-Remaining": decision.remaining,
+        "X-RateLimit-Reset": decision.reset,
     }
-    request.state.rate_limit_headers = headers
-    if hit.second_count is None:
+    if decision.daily_exhausted:
         raise RateLimited(
-            f"rate limit of {who.limits.per_second} requests/s exceeded", retry_after_seconds=1
+            f"daily limit of {who.limits.per_day} requests exceeded", retry_after_seconds=decision.retry_after
         )
-    if hit.day_count is None:
-        headers["X-RateLimit-Reset"] = windows.day_reset
+    if not decision.allowed:
         raise RateLimited(
-            f"daily limit of {who.limits.per_day} requests exceeded",
-            retry_after_seconds=int(windows.day_reset - now) + 1,
+            f"rate limit of {who.limits.per_second} requests/s exceeded", retry_after_seconds=decision.retry_after
         )
     request.state.principal = who
     return who

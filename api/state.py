@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from temporalio.client import Client
 
 from api.principal import ApiKeyCache
+from api.rate_limiter import RateLimiter
 from settings import Settings
 
 
@@ -19,4 +20,5 @@ class AppState:
     sessions: async_sessionmaker[AsyncSession]
     temporal: Client
     keys: ApiKeyCache
+    limiter: RateLimiter
     http: httpx.AsyncClient

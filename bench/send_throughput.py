@@ -37,7 +37,7 @@ async def main(args: argparse.Namespace) -> None:
     from api.app import create_app
     from simulator.app import SimulatorConfig, create_simulator_app
     from tests.support.tenants import provision_tenant
-    from worker import build_deps, build_worker
+    from worker import build_deps, build_worker, close_deps
     from store.database import create_engine
 
     async with temporal_dev_server() as env:
@@ -83,7 +83,7 @@ async def main(args: argparse.Namespace) -> None:
                                                   total=args.sandbox, concurrency=args.concurrency)
                     live_figures = await load("live sends (API, workflow, simulator)", live,
                                               total=args.live, concurrency=args.concurrency)
-            await deps.http.aclose()
+            await close_deps(deps)
             await engine.dispose()
         queue = "bench-bare"
         async with Worker(env.client, task_queue=queue, workflows=[OneActivity], activities=[noop],

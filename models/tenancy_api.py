@@ -39,8 +39,9 @@ class TenantCreate(Caps, _Strict):
 class TenantUpdate(Caps, _Strict):
     plan: Plan | None = None
     notification_email: str | None = Field(default=None, max_length=320)
-    rate_limit_per_second: int | None = Field(default=None, ge=1)
-    rate_limit_per_day: int | None = Field(default=None, ge=1)
+    # Counters are 32-bit integers in the database.
+    rate_limit_per_second: int | None = Field(default=None, ge=1, le=1_000_000)
+    rate_limit_per_day: int | None = Field(default=None, ge=1, le=2_000_000_000)
 
 
 class TenantPublic(BaseModel):

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import ColumnElement, delete, or_, update
+from sqlalchemy import ColumnElement, CursorResult, delete, or_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import select
@@ -63,7 +64,7 @@ async def claim_lease(
     session: AsyncSession, key: TokenKey, *, owner: str, now: datetime, until: datetime
 ) -> bool:
     """Become the one fetcher of ``key``: only when no fresh token exists and no live lease is held."""
-    insert = postgresql.insert if session.bind.dialect.name == "postgresql" else sqlite.insert
+    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
     inserted = await session.execute(
         insert(_table)
         .values(
@@ -98,9 +99,7 @@ async def store_token(
 ) -> None:
     """Save a freshly fetched token and end ``owner``'s lease (a newer lease of someone else stays)."""
     await session.execute(
-        update(_table)
-        .where(*_match(key))
-        .values(token_sealed=sealed, expires_at=expires_at, updated_at=now)
+        update(_table).where(*_match(key)).values(token_sealed=sealed, expires_at=expires_at, updated_at=now)
     )
     await release_lease(session, key, owner=owner)
 
@@ -127,7 +126,7 @@ async def invalidate(session: AsyncSession, key: TokenKey, *, sealed: str) -> bo
 
 async def prune_expired(session: AsyncSession, *, now: datetime) -> int:
     """Delete rows whose token has expired (or was dropped) and whose lease is over."""
-    result = await session.execute(
+    result: CursorResult[Any] = await session.execute(  # type: ignore[assignment]
         delete(_table).where(
             or_(_table.c.expires_at.is_(None), _table.c.expires_at <= now),
             or_(_table.c.lease_until.is_(None), _table.c.lease_until <= now),

@@ -109,14 +109,14 @@ async def app_client(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
 @pytest.fixture
 async def worker(settings: Settings, temporal_env: WorkflowEnvironment) -> AsyncIterator[Worker]:
     """A worker with every workflow and activity on this test's task queue."""
-    from worker import build_deps, build_worker
+    from worker import build_deps, build_worker, close_deps
 
     engine = create_engine(settings.database_url)
     deps = build_deps(temporal_env.client, settings, engine)
     w = build_worker(temporal_env.client, deps, max_concurrent=20)
     async with w:
         yield w
-    await deps.http.aclose()
+    await close_deps(deps)
     await engine.dispose()
 
 

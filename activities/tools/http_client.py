@@ -63,7 +63,7 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         self,
         host: str,
         port: int,
-        timeout: float | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 (httpcore's interface)
         local_address: str | None = None,
         socket_options: Iterable[Any] | None = None,
     ) -> httpcore.AsyncNetworkStream:
@@ -86,7 +86,10 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         raise failure or httpcore.ConnectError(f"{host} has no address to connect to")
 
     async def connect_unix_socket(
-        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
+        self,
+        path: str,
+        timeout: float | None = None,  # noqa: ASYNC109 (httpcore's interface)
+        socket_options: Iterable[Any] | None = None,
     ) -> httpcore.AsyncNetworkStream:
         """Never: a tool reaches hosts, not local sockets."""
         raise EgressRefused(path, "unix sockets are not tool destinations")

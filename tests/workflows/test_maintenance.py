@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import func, select
 from temporalio.client import Client
 
-from domain.rate_limits import Limits, windows_at
+from api.rate_limiter import RateLimiter
+from domain.rate_limits import Limits
 from models.ratelimit import RateLimitCounter
-from store import rate_limits
 from store.database import create_engine
 from workflows.maintenance import PruneRateLimitCountersWorkflow
 
@@ -17,9 +17,9 @@ from workflows.maintenance import PruneRateLimitCountersWorkflow
 async def test_prune_workflow_deletes_only_ended_windows(settings, temporal_env, worker):
     engine = create_engine(settings.database_url)
     old = datetime.now(UTC) - timedelta(days=3)
-    async with engine.begin() as conn:
-        await rate_limits.hit(conn, windows_at("key_old", old.timestamp()), Limits(10, 100))
-        await rate_limits.hit(conn, windows_at("key_new", datetime.now(UTC).timestamp()), Limits(10, 100))
+    limiter = RateLimiter(engine)
+    await limiter.check("key_old", Limits(10, 100), now=old.timestamp())
+    await limiter.check("key_new", Limits(10, 100), now=datetime.now(UTC).timestamp())
     client: Client = temporal_env.client
     result = await client.execute_workflow(
         PruneRateLimitCountersWorkflow.run, id=f"prune-{settings.temporal_task_queue}",
