@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 import httpx
 from fastapi import FastAPI
 
+from activities.llm.rate_cards import load_rate_cards
 from api.errors import install_error_handlers
 from api.middleware import EdgeMiddleware
 from api.principal import ApiKeyCache
@@ -39,6 +40,8 @@ def create_app(settings: Settings) -> FastAPI:
             temporal=await connect_temporal(settings),
             keys=ApiKeyCache(sessions, ttl_seconds=settings.api_key_cache_seconds),
             limiter=RateLimiter(engine),
+            # Loaded at start-up so a bad RATE_CARD_PATH file stops the process, not a request.
+            rate_cards=load_rate_cards(settings.rate_card_path),
             http=http,
         )
         app.state.switchboard = state

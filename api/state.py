@@ -8,6 +8,7 @@ import httpx
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from temporalio.client import Client
 
+from activities.llm.rate_cards import RateCardBook
 from api.principal import ApiKeyCache
 from api.rate_limiter import RateLimiter
 from settings import Settings
@@ -21,4 +22,5 @@ class AppState:
     temporal: Client
     keys: ApiKeyCache
     limiter: RateLimiter
+    rate_cards: RateCardBook
     http: httpx.AsyncClient

@@ -26,6 +26,7 @@ SECRET_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$"
 DEFAULT_CAP_EXECUCION = 6
 DEFAULT_CAP_CONVERSACION = 20
 MAX_TOOLS_PER_VERSION = 64
+RESERVED_SLUGS = frozenset({"records"})
 
 Slug = Annotated[str, Field(pattern=TOOL_SLUG_PATTERN)]
 
@@ -77,8 +78,13 @@ class AgentPublic(BaseModel):
     @classmethod
     def of(cls, a: Agent) -> AgentPublic:
         return cls(
-            id=a.id, name=a.name, provider=a.provider, model=a.model, description=a.description,
-            created_at=iso_millis(a.created_at), updated_at=iso_millis(a.updated_at),
+            id=a.id,
+            name=a.name,
+            provider=a.provider,
+            model=a.model,
+            description=a.description,
+            created_at=iso_millis(a.created_at),
+            updated_at=iso_millis(a.updated_at),
         )
 
 
@@ -89,6 +95,14 @@ class ToolCreate(_Strict):
     # Any JSON: domain.tools.validate_declaration answers every shape problem with a 422 naming the field.
     declaration: Any
     enabled: bool = True
+
+    @field_validator("slug")
+    @classmethod
+    def _not_reserved(cls, slug: str) -> str:
+        # /v1/agent-tools/records/{id} reads records by id, so a tool named "records" would be shadowed.
+        if slug in RESERVED_SLUGS:
+            raise ValueError(f"{slug} is reserved")
+        return slug
 
 
 class ToolUpdate(_Patch):
@@ -113,8 +127,14 @@ class ToolPublic(BaseModel):
     @classmethod
     def of(cls, t: AgentTool) -> ToolPublic:
         return cls(
-            id=t.id, slug=t.slug, revision=t.revision, name=t.name, description=t.description,
-            declaration=t.declaration, enabled=t.enabled, current=t.is_current,
+            id=t.id,
+            slug=t.slug,
+            revision=t.revision,
+            name=t.name,
+            description=t.description,
+            declaration=t.declaration,
+            enabled=t.enabled,
+            current=t.is_current,
             created_at=iso_millis(t.created_at),
             superseded_at=iso_millis(t.superseded_at) if t.superseded_at else None,
         )
@@ -165,8 +185,14 @@ class VersionPublic(BaseModel):
     @classmethod
     def of(cls, v: AgentVersion) -> VersionPublic:
         return cls(
-            id=v.id, agent_id=v.agent_id, version=v.version, system_prompt=v.system_prompt, tools=v.tools,
-            guardrails_config=v.guardrails_config, routing=v.routing, created_at=iso_millis(v.created_at),
+            id=v.id,
+            agent_id=v.agent_id,
+            version=v.version,
+            system_prompt=v.system_prompt,
+            tools=v.tools,
+            guardrails_config=v.guardrails_config,
+            routing=v.routing,
+            created_at=iso_millis(v.created_at),
         )
 
 
@@ -275,11 +301,22 @@ class BindingPublic(BaseModel):
     @classmethod
     def of(cls, b: AgentBinding, *, effective: EffectiveParams) -> BindingPublic:
         return cls(
-            id=b.id, name=b.name, agent_id=b.agent_id, agent_version_id=b.agent_version_id, scope=b.scope,
-            customer_id=b.customer_id, phone_number_id=b.phone_number_id, base_url=b.base_url,
-            params=b.params, effective_params=effective, reglas=b.reglas, enabled=b.enabled,
-            has_secrets=bool(b.secrets_encrypted), secret_names=sorted(b.secrets_encrypted or {}),
-            created_at=iso_millis(b.created_at), updated_at=iso_millis(b.updated_at),
+            id=b.id,
+            name=b.name,
+            agent_id=b.agent_id,
+            agent_version_id=b.agent_version_id,
+            scope=b.scope,
+            customer_id=b.customer_id,
+            phone_number_id=b.phone_number_id,
+            base_url=b.base_url,
+            params=b.params,
+            effective_params=effective,
+            reglas=b.reglas,
+            enabled=b.enabled,
+            has_secrets=bool(b.secrets_encrypted),
+            secret_names=sorted(b.secrets_encrypted or {}),
+            created_at=iso_millis(b.created_at),
+            updated_at=iso_millis(b.updated_at),
         )
 
 
@@ -291,4 +328,9 @@ class BindingSecretsSet(BaseModel):
 
 class Deleted(BaseModel):
     id: str
+    deleted: bool = True
+
+
+class ToolDeleted(BaseModel):
+    slug: str
     deleted: bool = True

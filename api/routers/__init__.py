@@ -4,7 +4,20 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from api.routers import admin, customers, health, messages, phone_numbers
+from api.routers import (
+    admin,
+    channel_webhook,
+    customers,
+    health,
+    inbox,
+    media,
+    messages,
+    phone_numbers,
+    templates,
+    usernames,
+    webhooks,
+)
+from api.routers.agents import catalog_routers as agent_catalog_routers
 
 
 def all_routers() -> list[APIRouter]:
@@ -14,5 +27,12 @@ def all_routers() -> list[APIRouter]:
         admin.router,
         customers.router,
         phone_numbers.router,
+        media.router,
         messages.router,
+        templates.router,
+        usernames.router,
+        channel_webhook.router,
+        inbox.router,
+        webhooks.router,
+        *agent_catalog_routers(),
     ]

@@ -19,9 +19,11 @@ async def get_agent(session: AsyncSession, tenant_id: str, agent_id: str) -> Age
     return await get_owned(session, Agent, tenant_id, agent_id, resource="agent")
 
 
-async def list_agents(session: AsyncSession, tenant_id: str, *, page: int, per_page: int) -> tuple[list[Agent], int]:
+async def list_agents(
+    session: AsyncSession, tenant_id: str, *, page: int, per_page: int
+) -> tuple[list[Agent], int]:
     """One page of the tenant's agents, oldest first, and their total."""
-    stmt = owned(Agent, tenant_id).order_by(Agent.id)  # type: ignore[arg-type]
+    stmt = owned(Agent, tenant_id).order_by(Agent.id)
     return await paginate(session, stmt, page=page, per_page=per_page)
 
 
@@ -35,7 +37,9 @@ async def create_agent(
     return agent
 
 
-async def update_agent(session: AsyncSession, tenant_id: str, agent_id: str, changes: dict[str, Any]) -> Agent:
+async def update_agent(
+    session: AsyncSession, tenant_id: str, agent_id: str, changes: dict[str, Any]
+) -> Agent:
     """Apply the given field changes to the tenant's agent."""
     agent = await get_agent(session, tenant_id, agent_id)
     for field, value in changes.items():
@@ -49,13 +53,17 @@ async def delete_agent(session: AsyncSession, tenant_id: str, agent_id: str) -> 
     """Delete an agent with its versions and disabled bindings; 409 while a binding of it is enabled."""
     agent = await get_agent(session, tenant_id, agent_id)
     enabled = (
-        await session.execute(
-            select(AgentBinding.id)
-            .where(AgentBinding.tenant_id == tenant_id, AgentBinding.agent_id == agent.id)
-            .where(AgentBinding.enabled.is_(True))  # type: ignore[attr-defined]
-            .order_by(AgentBinding.id)  # type: ignore[arg-type]
+        (
+            await session.execute(
+                select(AgentBinding.id)
+                .where(AgentBinding.tenant_id == tenant_id, AgentBinding.agent_id == agent.id)
+                .where(AgentBinding.enabled.is_(True))
+                .order_by(AgentBinding.id)
+            )
         )
-    ).scalars().all()
+        .scalars()
+        .all()
+    )
     if enabled:
         raise Conflict(
             f"agent {agent.id} has enabled bindings; disable or delete them first",
@@ -64,9 +72,7 @@ async def delete_agent(session: AsyncSession, tenant_id: str, agent_id: str) -> 
         )
     version_ids = select(AgentVersion.id).where(AgentVersion.agent_id == agent.id).scalar_subquery()
     await session.execute(delete(AgentBinding).where(AgentBinding.agent_id == agent.id))
-    await session.execute(
-        delete(AgentVersionTool).where(AgentVersionTool.agent_version_id.in_(version_ids))  # type: ignore[attr-defined]
-    )
+    await session.execute(delete(AgentVersionTool).where(AgentVersionTool.agent_version_id.in_(version_ids)))
     await session.execute(delete(AgentVersion).where(AgentVersion.agent_id == agent.id))
     await session.delete(agent)
     await session.flush()

@@ -22,7 +22,9 @@ _REVISE_ATTEMPTS = 5
 
 async def current_tool(session: AsyncSession, tenant_id: str, slug: str) -> AgentTool:
     """The current record of the tenant's tool with this slug, else NotFound."""
-    return await get_owned(session, AgentTool, tenant_id, slug, resource="agent tool", slug=slug, is_current=True)
+    return await get_owned(
+        session, AgentTool, tenant_id, slug, resource="agent tool", slug=slug, is_current=True
+    )
 
 
 async def tool_record(session: AsyncSession, tenant_id: str, record_id: str) -> AgentTool:
@@ -34,10 +36,10 @@ async def list_current_tools(
     session: AsyncSession, tenant_id: str, *, page: int, per_page: int, enabled: bool | None = None
 ) -> tuple[list[AgentTool], int]:
     """One page of the current record of each slug, by slug."""
-    stmt = owned(AgentTool, tenant_id).where(AgentTool.is_current.is_(True))  # type: ignore[attr-defined]
+    stmt = owned(AgentTool, tenant_id).where(AgentTool.is_current.is_(True))
     if enabled is not None:
-        stmt = stmt.where(AgentTool.enabled.is_(enabled))  # type: ignore[attr-defined]
-    return await paginate(session, stmt.order_by(AgentTool.slug), page=page, per_page=per_page)  # type: ignore[arg-type]
+        stmt = stmt.where(AgentTool.enabled.is_(enabled))
+    return await paginate(session, stmt.order_by(AgentTool.slug), page=page, per_page=per_page)
 
 
 async def tool_history(
@@ -45,7 +47,7 @@ async def tool_history(
 ) -> tuple[list[AgentTool], int]:
     """Every record of one slug, newest revision first; NotFound when the slug has no current record."""
     await current_tool(session, tenant_id, slug)
-    stmt = owned(AgentTool, tenant_id).where(AgentTool.slug == slug).order_by(AgentTool.revision.desc())  # type: ignore[attr-defined]
+    stmt = owned(AgentTool, tenant_id).where(AgentTool.slug == slug).order_by(AgentTool.revision.desc())
     return await paginate(session, stmt, page=page, per_page=per_page)
 
 
@@ -61,12 +63,17 @@ async def create_tool(
 ) -> AgentTool:
     """Insert revision 1 of a new slug; 409 when the tenant already has a current tool with it."""
     taken = await session.execute(
-        owned(AgentTool, tenant_id).where(AgentTool.slug == slug, AgentTool.is_current.is_(True))  # type: ignore[attr-defined]
+        owned(AgentTool, tenant_id).where(AgentTool.slug == slug, AgentTool.is_current.is_(True))
     )
     if taken.scalars().first() is not None:
         raise _slug_taken(slug)
     tool = AgentTool(
-        tenant_id=tenant_id, slug=slug, name=name, description=description, declaration=declaration, enabled=enabled
+        tenant_id=tenant_id,
+        slug=slug,
+        name=name,
+        description=description,
+        declaration=declaration,
+        enabled=enabled,
     )
     session.add(tool)
     try:
@@ -83,11 +90,11 @@ async def revise_tool(session: AsyncSession, tenant_id: str, slug: str, changes:
         now = utcnow()
         superseded = await session.execute(
             update(AgentTool)
-            .where(AgentTool.id == current.id, AgentTool.is_current.is_(True))  # type: ignore[attr-defined]
+            .where(AgentTool.id == current.id, AgentTool.is_current.is_(True))
             .values(is_current=False, superseded_at=now)
             .execution_options(synchronize_session=False)
         )
-        if superseded.rowcount != 1:  # type: ignore[attr-defined]
+        if superseded.rowcount != 1:
             continue
         # Mirror the conditional UPDATE in the loaded object without marking it dirty.
         set_committed_value(current, "is_current", False)
@@ -99,7 +106,9 @@ async def revise_tool(session: AsyncSession, tenant_id: str, slug: str, changes:
             "enabled": current.enabled,
             **changes,
         }
-        tool = AgentTool(tenant_id=tenant_id, slug=slug, revision=current.revision + 1, created_at=now, **fields)
+        tool = AgentTool(
+            tenant_id=tenant_id, slug=slug, revision=current.revision + 1, created_at=now, **fields
+        )
         session.add(tool)
         await session.flush()
         return tool
@@ -110,13 +119,17 @@ async def delete_tool(session: AsyncSession, tenant_id: str, slug: str) -> None:
     """Delete every record of a slug; 409 while any of the tenant's versions references it."""
     await current_tool(session, tenant_id, slug)
     referencing = (
-        await session.execute(
-            select(AgentVersion.id)
-            .join(AgentVersionTool, AgentVersionTool.agent_version_id == AgentVersion.id)
-            .where(AgentVersionTool.tenant_id == tenant_id, AgentVersionTool.slug == slug)
-            .order_by(AgentVersion.id)  # type: ignore[arg-type]
+        (
+            await session.execute(
+                select(AgentVersion.id)
+                .join(AgentVersionTool, AgentVersionTool.agent_version_id == AgentVersion.id)
+                .where(AgentVersionTool.tenant_id == tenant_id, AgentVersionTool.slug == slug)
+                .order_by(AgentVersion.id)
+            )
         )
-    ).scalars().all()
+        .scalars()
+        .all()
+    )
     if referencing:
         raise Conflict(
             f"agent tool {slug} is referenced by agent versions; delete those versions first",
@@ -128,4 +141,6 @@ async def delete_tool(session: AsyncSession, tenant_id: str, slug: str) -> None:
 
 
 def _slug_taken(slug: str) -> Conflict:
-    return Conflict(f"an agent tool with slug {slug} already exists", code="TOOL_SLUG_TAKEN", details={"slug": slug})
+    return Conflict(
+        f"an agent tool with slug {slug} already exists", code="TOOL_SLUG_TAKEN", details={"slug": slug}
+    )

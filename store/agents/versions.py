@@ -24,7 +24,9 @@ async def list_versions(
 ) -> tuple[list[AgentVersion], int]:
     """One page of an agent's versions in version order; NotFound for another tenant's agent."""
     await get_agent(session, tenant_id, agent_id)
-    stmt = owned(AgentVersion, tenant_id).where(AgentVersion.agent_id == agent_id).order_by(AgentVersion.version)  # type: ignore[arg-type]
+    stmt = (
+        owned(AgentVersion, tenant_id).where(AgentVersion.agent_id == agent_id).order_by(AgentVersion.version)
+    )
     return await paginate(session, stmt, page=page, per_page=per_page)
 
 
@@ -63,7 +65,9 @@ async def create_version(
     )
     session.add(version)
     await session.flush()
-    session.add_all(AgentVersionTool(agent_version_id=version.id, slug=slug, tenant_id=tenant_id) for slug in tools)
+    session.add_all(
+        AgentVersionTool(agent_version_id=version.id, slug=slug, tenant_id=tenant_id) for slug in tools
+    )
     await session.flush()
     return version
 
@@ -72,12 +76,16 @@ async def delete_version(session: AsyncSession, tenant_id: str, version_id: str)
     """Delete a version; 409 while any binding (enabled or not) references it."""
     version = await get_version(session, tenant_id, version_id)
     bound = (
-        await session.execute(
-            select(AgentBinding.id)
-            .where(AgentBinding.tenant_id == tenant_id, AgentBinding.agent_version_id == version.id)
-            .order_by(AgentBinding.id)  # type: ignore[arg-type]
+        (
+            await session.execute(
+                select(AgentBinding.id)
+                .where(AgentBinding.tenant_id == tenant_id, AgentBinding.agent_version_id == version.id)
+                .order_by(AgentBinding.id)
+            )
         )
-    ).scalars().all()
+        .scalars()
+        .all()
+    )
     if bound:
         raise Conflict(
             f"agent version {version.id} is referenced by bindings; point them at another version first",
@@ -104,8 +112,8 @@ async def _require_tools(session: AsyncSession, tenant_id: str, slugs: list[str]
             await session.execute(
                 select(AgentTool.slug).where(
                     AgentTool.tenant_id == tenant_id,
-                    AgentTool.is_current.is_(True),  # type: ignore[attr-defined]
-                    AgentTool.slug.in_(slugs),  # type: ignore[attr-defined]
+                    AgentTool.is_current.is_(True),
+                    AgentTool.slug.in_(slugs),
                 )
             )
         ).scalars()
@@ -113,7 +121,9 @@ async def _require_tools(session: AsyncSession, tenant_id: str, slugs: list[str]
     missing = [slug for slug in slugs if slug not in found]
     if missing:
         raise Unprocessable(
-            f"unknown agent tool {missing[0]}" if len(missing) == 1 else f"unknown agent tools {', '.join(missing)}",
+            f"unknown agent tool {missing[0]}"
+            if len(missing) == 1
+            else f"unknown agent tools {', '.join(missing)}",
             code="UNKNOWN_TOOL",
             details={"field": "tools", "slug": missing[0], "slugs": missing},
         )

@@ -10,7 +10,6 @@ import sys
 import time
 
 import httpx
-import pytest
 
 from tests.conftest import ADMIN_KEY
 from tests.support.http_server import free_port
