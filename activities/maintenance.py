@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from temporalio import activity
 
 from models.base import utcnow
-from store import idempotency, rate_limits
+from store import idempotency, rate_limits, tool_tokens
 from store.database import session_factory, unit_of_work
 
 log = logging.getLogger("switchboard.maintenance")
@@ -34,9 +34,17 @@ class MaintenanceActivities:
             log.info("pruned rate-limit counters", extra={"deleted": deleted})
         return PruneResult(deleted=deleted)
 
+
     @activity.defn(name="prune_idempotency_records")
     async def prune_idempotency_records(self) -> PruneResult:
         """Delete Idempotency-Key records past their 24 h lifetime."""
         async with unit_of_work(session_factory(self._engine)) as session:
             deleted = await idempotency.prune_expired(session, now=utcnow())
+        return PruneResult(deleted=deleted)
+
+    @activity.defn(name="prune_tool_tokens")
+    async def prune_tool_tokens(self) -> PruneResult:
+        """Delete cached tool tokens that expired (and whose fetch lease is over)."""
+        async with unit_of_work(session_factory(self._engine)) as session:
+            deleted = await tool_tokens.prune_expired(session, now=utcnow())
         return PruneResult(deleted=deleted)

@@ -27,6 +27,7 @@ def build_activities(deps: ActivityDeps) -> list[Any]:
     return [
         maintenance.prune_rate_limit_counters,
         maintenance.prune_idempotency_records,
+        maintenance.prune_tool_tokens,
         channel.send,
         channel.acquire_slot,
         media.prepare_link,

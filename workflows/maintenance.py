@@ -13,11 +13,12 @@ with workflow.unsafe.imports_passed_through():
 
 @workflow.defn(name="PruneRateLimitCounters")
 class PruneRateLimitCountersWorkflow:
-    """Drops rate-limit counters of ended windows and idempotency records past 24 h."""
+    """Drops rate-limit counters of ended windows, idempotency records past 24 h and expired tool tokens."""
 
     @workflow.run
     async def run(self) -> PruneResult:
         await workflow.execute_activity_method(MaintenanceActivities.prune_idempotency_records, **HOUSEKEEPING)
+        await workflow.execute_activity_method(MaintenanceActivities.prune_tool_tokens, **HOUSEKEEPING)
         return await workflow.execute_activity_method(
             MaintenanceActivities.prune_rate_limit_counters, **HOUSEKEEPING
         )
