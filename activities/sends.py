@@ -61,8 +61,7 @@ class SendRecordActivities:
             if outcome.failure is None:
                 message.status = "sent"
                 message.wa_message_id = outcome.wa_message_id
-                if outcome.sent_to:
-                    message.to_phone = outcome.sent_to
+                # to_phone stays canonical even when the alternate form got through.
             else:
                 message.status = "failed_transient" if outcome.transient else "failed"
                 message.error_code = outcome.failure.code

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Header, Query
@@ -74,24 +74,37 @@ async def list_messages(
     phone_number_id: str | None = None,
     direction: Literal["inbound", "outbound"] | None = None,
     status: str | None = None,
-    since: Annotated[datetime | None, Query(description="ISO date or datetime; from this moment on")] = None,
-    until: Annotated[datetime | None, Query(description="ISO date or datetime; up to this moment")] = None,
+    since: Annotated[str | None, Query(description="ISO date or datetime; from this moment on")] = None,
+    until: Annotated[str | None, Query(description="ISO date (the whole day included) or datetime")] = None,
     contact_phone: Annotated[str | None, Query(description="matches every form of the number")] = None,
     conversation_id: str | None = None,
 ) -> dict[str, Any]:
     """List messages, newest first, with the spec's filters."""
     filters = messages.MessageFilters(
-        phone_number_id=phone_number_id, direction=direction, status=status, since=_utc(since), until=_utc(until),
+        phone_number_id=phone_number_id, direction=direction, status=status,
+        since=time_bound(since, field="since", end_of_day=False), until=time_bound(until, field="until", end_of_day=True),
         contact_phone=contact_phone, conversation_id=conversation_id,
     )
     rows, total = await messages.list_messages(session, who.tenant_id, filters, page=paging.page, per_page=paging.per_page)
     return envelope([MessagePublic.of(m) for m in rows], paging=paging, total=total)
 
 
-def _utc(value: datetime | None) -> datetime | None:
+def time_bound(value: str | None, *, field: str, end_of_day: bool) -> datetime | None:
+    """An ISO date or datetime filter; a bare date ``until`` includes that whole day (UTC)."""
     if value is None:
         return None
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
+    try:
+        if len(value) == 10:
+            day = date.fromisoformat(value)
+            moment = datetime.combine(day, time.max if end_of_day else time.min, tzinfo=UTC)
+        else:
+            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValidationFailed(
+            f"{field} must be an ISO 8601 date or datetime", code="VALIDATION_FAILED",
+            details={"field": field, "value": value},
+        ) from None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
 
 
 @router.get("/{message_id}")

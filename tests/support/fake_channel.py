@@ -65,12 +65,6 @@ class FakeChannel:
         self.gate_entered.clear()
         return self.gate
 
-    async def wait_sends(self, count: int, *, timeout: float = 20.0) -> None:
-        """Wait until at least ``count`` send requests were recorded."""
-        async with asyncio.timeout(timeout):
-            while len(self.sends) < count:
-                await asyncio.sleep(0.05)
-
     def app(self) -> FastAPI:
         app = FastAPI()
 

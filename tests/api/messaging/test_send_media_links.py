@@ -1,0 +1,137 @@
+"""Link media: the service downloads the link once, uploads it, and sends the media id."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI, Response
+
+from tests.support.fake_channel import FakeChannel
+from tests.support.http_server import serve_app
+from tests.support.tenants import TenantFixture
+
+TO = "14155550100"
+FILES = {
+    "photo.jpg": ("image/jpeg", b"\xff\xd8\xff\xe0" + b"j" * 2048),
+    "clip.mp4": ("video/mp4", b"\x00\x00\x00\x18ftypmp42" + b"v" * 4096),
+    "voice.ogg": ("audio/ogg", b"OggS" + b"a" * 1024),
+    "invoice.pdf": ("application/pdf", b"%PDF-1.4" + b"d" * 3000),
+    "smile.webp": ("image/webp", b"RIFF\x00\x00\x00\x00WEBP" + b"s" * 900),
+}
+
+
+class FileServer:
+    """A loopback host for media links that counts downloads."""
+
+    def __init__(self) -> None:
+        self.hits: Counter[str] = Counter()
+        self.base_url = ""
+
+    def app(self) -> FastAPI:
+        app = FastAPI()
+
+        @app.get("/files/{name}")
+        async def file(name: str) -> Response:
+            self.hits[name] += 1
+            if name not in FILES:
+                return Response(status_code=404)
+            mime, content = FILES[name]
+            return Response(content=content, media_type=mime)
+
+        return app
+
+    def link(self, name: str) -> str:
+        return f"{self.base_url}/files/{name}"
+
+
+@pytest.fixture
+async def files() -> AsyncIterator[FileServer]:
+    server = FileServer()
+    async with serve_app(server.app()) as base_url:
+        server.base_url = base_url
+        yield server
+
+
+async def send(
+    client: httpx.AsyncClient, tenant: TenantFixture, kind: str, obj: dict[str, Any]
+) -> httpx.Response:
+    payload = {"phone_number_id": tenant.phone_number_id, "to": TO, "type": kind, kind: obj}
+    return await client.post("/v1/messages", json=payload, headers=tenant.headers())
+
+
+@pytest.mark.parametrize(
+    ("kind", "name", "extra"),
+    [
+        ("image", "photo.jpg", {"caption": "Your receipt"}),
+        ("video", "clip.mp4", {"caption": "Tour"}),
+        ("audio", "voice.ogg", {}),
+        ("document", "invoice.pdf", {"caption": "Invoice", "filename": "invoice-17.pdf"}),
+        ("sticker", "smile.webp", {}),
+    ],
+)
+async def test_link_is_downloaded_uploaded_and_sent_as_id(
+    app_client: httpx.AsyncClient,
+    tenant: TenantFixture,
+    worker,
+    channel: FakeChannel,
+    files: FileServer,
+    kind: str,
+    name: str,
+    extra: dict[str, Any],
+):
+    response = await send(app_client, tenant, kind, {"link": files.link(name), **extra})
+    assert response.status_code == 201, response.text
+    mime, content = FILES[name]
+    assert files.hits[name] == 1
+    assert channel.uploads == [
+        {"phone_number_id": tenant.phone_number_id, "type": mime, "size": len(content), "filename": name}
+    ]
+    assert len(channel.sends) == 1
+    sent = channel.sends[0]
+    assert sent["type"] == kind and sent["to"] == "+" + TO
+    media_id = sent[kind].pop("id")
+    assert media_id.startswith("media-")
+    assert sent[kind] == extra, "the link is replaced by the id; caption and filename are kept"
+    assert response.json()["status"] == "sent"
+
+
+async def test_same_link_twice_is_downloaded_once(
+    app_client: httpx.AsyncClient, tenant: TenantFixture, worker, channel: FakeChannel, files: FileServer
+):
+    for caption in ("first", "second"):
+        response = await send(
+            app_client, tenant, "image", {"link": files.link("photo.jpg"), "caption": caption}
+        )
+        assert response.status_code == 201, response.text
+    assert files.hits["photo.jpg"] == 1
+    assert len(channel.uploads) == 1
+    ids = [s["image"]["id"] for s in channel.sends]
+    assert len(ids) == 2 and ids[0] == ids[1]
+    assert [s["image"]["caption"] for s in channel.sends] == ["first", "second"]
+    assert all("link" not in s["image"] for s in channel.sends)
+
+
+async def test_unreachable_link_fails_without_contacting_the_upstream(
+    app_client: httpx.AsyncClient, tenant: TenantFixture, worker, channel: FakeChannel, files: FileServer
+):
+    response = await send(app_client, tenant, "image", {"link": files.link("missing.jpg")})
+    assert response.status_code == 400, response.text
+    body = response.json()
+    assert body["code"] == "MEDIA_DOWNLOAD_FAILED"
+    assert body["error_message"]
+    assert channel.sends == [] and channel.uploads == []
+    stored = (await app_client.get(f"/v1/messages/{body['message_id']}", headers=tenant.headers())).json()
+    assert (stored["status"], stored["error_code"]) == ("failed", "MEDIA_DOWNLOAD_FAILED")
+
+
+async def test_link_of_the_wrong_content_type_is_refused(
+    app_client: httpx.AsyncClient, tenant: TenantFixture, worker, channel: FakeChannel, files: FileServer
+):
+    response = await send(app_client, tenant, "image", {"link": files.link("invoice.pdf")})
+    assert response.status_code == 400, response.text
+    assert response.json()["code"] == "UNSUPPORTED_MEDIA_TYPE"
+    assert channel.sends == [] and channel.uploads == []

@@ -1,0 +1,87 @@
+"""Per-phone throughput: sends over the tier are queued and spread out; a too-long queue answers 429."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.support.fake_channel import FakeChannel
+from tests.support.tenants import TenantFixture
+
+
+@pytest.fixture
+def overrides() -> dict[str, Any]:
+    return {}
+
+
+@pytest.fixture
+def settings(settings, overrides):  # type: ignore[no-untyped-def]
+    return settings.model_copy(update=overrides)
+
+
+def text(tenant: TenantFixture, n: int) -> dict[str, Any]:
+    return {
+        "phone_number_id": tenant.phone_number_id,
+        "to": f"1415555{n:04d}",
+        "type": "text",
+        "text": {"body": f"message {n}"},
+    }
+
+
+async def send(client: httpx.AsyncClient, tenant: TenantFixture, n: int, **headers: str) -> httpx.Response:
+    return await client.post("/v1/messages", json=text(tenant, n), headers={**tenant.headers(), **headers})
+
+
+async def wait_all_sent(client: httpx.AsyncClient, tenant: TenantFixture, count: int) -> None:
+    async with asyncio.timeout(30):
+        while True:
+            page = (
+                await client.get("/v1/messages", params={"status": "sent"}, headers=tenant.headers())
+            ).json()
+            if page["total"] == count:
+                return
+            await asyncio.sleep(0.2)
+
+
+@pytest.mark.parametrize("overrides", [{"throughput_standard_per_second": 2}], ids=["2-per-second"])
+async def test_sends_over_the_tier_are_queued_and_spread_over_seconds(
+    app_client: httpx.AsyncClient, tenant: TenantFixture, worker, channel: FakeChannel
+):
+    answers = await asyncio.gather(*(send(app_client, tenant, n) for n in range(6)))
+    assert [a.status_code for a in answers] == [201] * 6, [a.text for a in answers]
+    assert {a.json()["status"] for a in answers} == {"sent"}
+    assert len(channel.sends) == 6
+    seconds = sorted({int(t) for t in channel.send_times})
+    assert len(seconds) >= 3, f"6 sends at 2/s must span at least 3 seconds, got {channel.send_times}"
+    assert max(channel.send_times) - min(channel.send_times) >= 1.0
+    assert sorted(s["to"] for s in channel.sends) == sorted("+" + text(tenant, n)["to"] for n in range(6))
+
+
+@pytest.mark.parametrize("overrides", [{"send_queue_limit": 2, "send_wait_seconds": 0.3}], ids=["queue-2"])
+async def test_a_queue_over_the_limit_answers_429(
+    app_client: httpx.AsyncClient, tenant: TenantFixture, worker, channel: FakeChannel
+):
+    gate = channel.hold()
+    try:
+        first, second = await send(app_client, tenant, 0), await send(app_client, tenant, 1)
+        assert (first.status_code, second.status_code) == (202, 202), (first.text, second.text)
+        assert {first.json()["status"], second.json()["status"]} == {"queued"}
+        refused = await send(app_client, tenant, 2, **{"Idempotency-Key": "over-the-queue"})
+        assert refused.status_code == 429, refused.text
+        body = refused.json()
+        assert body["statusCode"] == 429
+        assert body["retry_after_seconds"] >= 1
+        assert refused.headers["Retry-After"] == str(body["retry_after_seconds"])
+        listed = (await app_client.get("/v1/messages", headers=tenant.headers())).json()
+        assert {m["id"] for m in listed["data"]} == {first.json()["id"], second.json()["id"]}
+    finally:
+        gate.set()
+    await wait_all_sent(app_client, tenant, 2)
+    accepted = await send(app_client, tenant, 2, **{"Idempotency-Key": "over-the-queue"})
+    assert accepted.status_code in (201, 202), accepted.text
+    assert "X-Idempotent-Replay" not in accepted.headers
+    await wait_all_sent(app_client, tenant, 3)
+    assert len(channel.sends) == 3

@@ -1,0 +1,220 @@
+"""Upstream answers: permanent 4xx mapped and stored, 429/5xx retried, 131030 alternate form, slow upstream 202."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.support.fake_channel import FakeChannel, Scripted, cloud_error
+from tests.support.tenants import TenantFixture
+
+TO = "14155550100"
+
+
+@pytest.fixture
+def overrides() -> dict[str, Any]:
+    return {}
+
+
+@pytest.fixture
+def settings(settings, overrides):  # type: ignore[no-untyped-def]
+    return settings.model_copy(update=overrides)
+
+
+def ok(wamid: str) -> dict[str, Any]:
+    return {
+        "messaging_product": "whatsapp",
+        "contacts": [{"input": TO, "wa_id": TO}],
+        "messages": [{"id": wamid}],
+    }
+
+
+async def send_text(
+    client: httpx.AsyncClient, tenant: TenantFixture, to: str = TO, **headers: str
+) -> httpx.Response:
+    payload = {"phone_number_id": tenant.phone_number_id, "to": to, "type": "text", "text": {"body": "hello"}}
+    return await client.post("/v1/messages", json=payload, headers={**tenant.headers(), **headers})
+
+
+async def wait_for_status(
+    client: httpx.AsyncClient, tenant: TenantFixture, message_id: str, status: str, *, within: float = 20.0
+) -> dict[str, Any]:
+    async with asyncio.timeout(within):
+        while True:
+            message = (await client.get(f"/v1/messages/{message_id}", headers=tenant.headers())).json()
+            if message["status"] == status:
+                return dict(message)
+            await asyncio.sleep(0.1)
+
+
+# (upstream HTTP status, upstream code, spec answer status, spec code)
+PERMANENT = [
+    (400, 131047, 400, "OUTSIDE_CONVERSATION_WINDOW"),
+    (400, 131026, 400, "RECIPIENT_NOT_ON_WHATSAPP"),
+    (400, 131050, 400, "RECIPIENT_OPTED_OUT"),
+    (400, 131049, 400, "QUALITY_FLAG_RED"),
+    (400, 132000, 400, "TEMPLATE_VARIABLE_COUNT_MISMATCH"),
+    (400, 132015, 400, "TEMPLATE_NOT_APPROVED"),
+    (400, 132001, 400, "132001"),
+    (400, 131051, 400, "131051"),
+    (401, 190, 403, "190"),
+    (403, 131031, 403, "WABA_SUSPENDED"),
+]
+
+
+@pytest.mark.parametrize(
+    ("upstream_status", "upstream_code", "status", "code"), PERMANENT, ids=[str(p[1]) for p in PERMANENT]
+)
+async def test_permanent_upstream_error_is_answered_stored_and_not_retried(
+    app_client: httpx.AsyncClient,
+    tenant: TenantFixture,
+    worker,
+    channel: FakeChannel,
+    upstream_status: int,
+    upstream_code: int,
+    status: int,
+    code: str,
+):
+    channel.script(
+        TO, Scripted(upstream_status, cloud_error(upstream_code, "refused", details="why it failed"))
+    )
+    response = await send_text(app_client, tenant)
+    assert response.status_code == status, response.text
+    error = response.json()
+    assert (error["statusCode"], error["code"]) == (status, code)
+    assert error["error_message"] and "why it failed" in error["error_message"]
+    assert error["message"]
+    assert len(channel.sends) == 1
+    stored = (await app_client.get(f"/v1/messages/{error['message_id']}", headers=tenant.headers())).json()
+    assert stored["status"] == "failed"
+    assert stored["error_code"] == code
+    assert stored["error_title"] and stored["error_message"] == error["error_message"]
+    assert stored["wa_message_id"] is None
+    await asyncio.sleep(1.5)
+    assert len(channel.sends) == 1, "a permanent error is never retried"
+
+
+@pytest.mark.parametrize(
+    "failures",
+    [
+        [
+            Scripted(503, {"error": {"message": "Service Unavailable", "code": 2}}),
+            Scripted(500, cloud_error(131000, "Something went wrong")),
+        ],
+        [Scripted(429, cloud_error(130429, "Throughput reached"))],
+        [
+            Scripted(502, {"error": {"message": "Bad Gateway"}}),
+            Scripted(504, {"error": {"message": "timeout"}}),
+        ],
+    ],
+    ids=["503-then-500", "429-throughput", "502-then-504"],
+)
+async def test_retryable_upstream_errors_are_retried_until_sent(
+    app_client: httpx.AsyncClient,
+    tenant: TenantFixture,
+    worker,
+    channel: FakeChannel,
+    failures: list[Scripted],
+):
+    channel.script(TO, *failures)
+    response = await send_text(app_client, tenant)
+    assert response.status_code == 201, response.text
+    assert response.json()["status"] == "sent"
+    assert len(channel.sends) == len(failures) + 1
+    assert all(s == channel.sends[0] for s in channel.sends)
+    stored = (await app_client.get(f"/v1/messages/{response.json()['id']}", headers=tenant.headers())).json()
+    assert (stored["status"], stored["error_code"]) == ("sent", None)
+
+
+async def test_upstream_success_without_a_message_id_is_502_and_not_retried(
+    app_client: httpx.AsyncClient, tenant: TenantFixture, worker, channel: FakeChannel
+):
+    channel.script(TO, Scripted(200, {"messaging_product": "whatsapp", "messages": []}))
+    response = await send_text(app_client, tenant)
+    assert response.status_code == 502, response.text
+    assert response.json()["statusCode"] == 502
+    assert len(channel.sends) == 1
+
+
+ALTERNATES = [
+    ("5491123456789", "541123456789", "5491123456789"),
+    ("5215512345678", "525512345678", "5215512345678"),
+]
+
+
+@pytest.mark.parametrize(("to", "canonical", "alternate"), ALTERNATES, ids=["argentina", "mexico"])
+async def test_131030_is_retried_once_with_the_alternate_form(
+    app_client: httpx.AsyncClient,
+    tenant: TenantFixture,
+    worker,
+    channel: FakeChannel,
+    to: str,
+    canonical: str,
+    alternate: str,
+):
+    channel.script(
+        canonical, Scripted(400, cloud_error(131030, "Recipient phone number not in allowed list"))
+    )
+    response = await send_text(app_client, tenant, to)
+    assert response.status_code == 201, response.text
+    assert [s["to"] for s in channel.sends] == ["+" + canonical, "+" + alternate]
+    assert channel.sends[0]["text"] == channel.sends[1]["text"] == {"body": "hello"}
+    assert response.json()["status"] == "sent"
+    stored = (await app_client.get(f"/v1/messages/{response.json()['id']}", headers=tenant.headers())).json()
+    assert stored["status"] == "sent"
+    assert response.json()["to_phone"] == stored["to_phone"] == canonical
+
+
+async def test_131030_on_both_forms_fails_after_two_attempts(
+    app_client: httpx.AsyncClient, tenant: TenantFixture, worker, channel: FakeChannel
+):
+    refused = Scripted(400, cloud_error(131030, "Recipient phone number not in allowed list"))
+    channel.script("541123456789", refused)
+    channel.script("5491123456789", refused)
+    response = await send_text(app_client, tenant, "541123456789")
+    assert response.status_code == 400, response.text
+    assert response.json()["code"] == "131030"
+    assert [s["to"] for s in channel.sends] == ["+541123456789", "+5491123456789"]
+    stored = (
+        await app_client.get(f"/v1/messages/{response.json()['message_id']}", headers=tenant.headers())
+    ).json()
+    assert (stored["status"], stored["error_code"]) == ("failed", "131030")
+
+
+async def test_131030_without_an_alternate_form_is_not_retried(
+    app_client: httpx.AsyncClient, tenant: TenantFixture, worker, channel: FakeChannel
+):
+    channel.script(TO, Scripted(400, cloud_error(131030, "Recipient phone number not in allowed list")))
+    response = await send_text(app_client, tenant)
+    assert response.status_code == 400, response.text
+    assert len(channel.sends) == 1
+
+
+@pytest.mark.parametrize("overrides", [{"send_wait_seconds": 0.5}], ids=["wait-0.5s"])
+async def test_slow_upstream_answers_202_queued_then_the_message_is_sent(
+    app_client: httpx.AsyncClient, tenant: TenantFixture, worker, channel: FakeChannel
+):
+    channel.script(TO, Scripted(200, ok("wamid.SLOW1"), delay=2.0))
+    response = await send_text(app_client, tenant)
+    assert response.status_code == 202, response.text
+    queued = response.json()
+    assert queued["status"] == "queued"
+    assert queued["wa_message_id"] is None
+    assert response.headers["Location"] == f"/v1/messages/{queued['id']}"
+    sent = await wait_for_status(app_client, tenant, queued["id"], "sent")
+    assert sent["wa_message_id"] == "wamid.SLOW1"
+    assert len(channel.sends) == 1
+
+
+@pytest.mark.parametrize("overrides", [{"send_wait_seconds": 0.5}], ids=["wait-0.5s"])
+async def test_slow_upstream_failure_after_202_is_stored_as_failed(
+    app_client: httpx.AsyncClient, tenant: TenantFixture, worker, channel: FakeChannel
+):
+    channel.script(TO, Scripted(400, cloud_error(131047, "Re-engagement message"), delay=2.0))
+    response = await send_text(app_client, tenant)
+    assert response.status_code == 202, response.text
+    failed = await wait_for_status(app_client, tenant, response.json()["id"], "failed")
+    assert failed["error_code"] == "OUTSIDE_CONVERSATION_WINDOW"

@@ -1,0 +1,146 @@
+"""A worker killed in the middle of a send: a second worker finishes it, and the message ends sent."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from settings import Settings
+from tests.support.fake_channel import FakeChannel
+from tests.support.http_server import serve_app
+from tests.support.tenants import TenantFixture
+
+REPO = Path(__file__).resolve().parents[2]
+TO = "14155550100"
+# The send activity's start-to-close timeout is 15 s; the retry then needs a live worker.
+RECOVERY_SECONDS = 60
+
+StartWorker = Callable[[str], Awaitable[asyncio.subprocess.Process]]
+
+
+@pytest.fixture
+async def fake_channel() -> AsyncIterator[tuple[FakeChannel, str]]:
+    channel = FakeChannel()
+    async with serve_app(channel.app()) as base_url:
+        yield channel, base_url
+
+
+@pytest.fixture
+def channel(fake_channel: tuple[FakeChannel, str]) -> FakeChannel:
+    return fake_channel[0]
+
+
+@pytest.fixture
+def settings(settings: Settings, fake_channel: tuple[FakeChannel, str]) -> Settings:
+    """The test's settings pointed at the fake; the API answers 202 quickly while the send hangs."""
+    return settings.model_copy(update={"channel_api_base_url": fake_channel[1], "send_wait_seconds": 0.5})
+
+
+def worker_env(settings: Settings) -> dict[str, str]:
+    """The environment a worker process reads (CONTRACTS 2), mirroring the test's settings."""
+    return {
+        **os.environ,
+        "SWITCHBOARD_ENV": "test",
+        "DATABASE_URL": settings.database_url,
+        "TEMPORAL_ADDRESS": settings.temporal_address,
+        "TEMPORAL_NAMESPACE": settings.temporal_namespace,
+        "TEMPORAL_TASK_QUEUE": settings.temporal_task_queue,
+        "SWITCHBOARD_ADMIN_KEY": settings.switchboard_admin_key,
+        "SWITCHBOARD_SECRETS_KEY": settings.switchboard_secrets_key,
+        "CHANNEL_API_BASE_URL": settings.channel_api_base_url,
+        "CHANNEL_API_VERSION": settings.channel_api_version,
+        "CHANNEL_APP_SECRET": settings.channel_app_secret,
+        "CHANNEL_VERIFY_TOKEN": settings.channel_verify_token,
+        "TOOL_EGRESS_ALLOW_PRIVATE": "true",
+        "LOG_LEVEL": "WARNING",
+    }
+
+
+@pytest.fixture
+async def start_worker(settings: Settings, tmp_path: Path) -> AsyncIterator[StartWorker]:
+    """Start `python worker.py` processes; any still running at the end are stopped."""
+    processes: list[asyncio.subprocess.Process] = []
+
+    async def start(name: str) -> asyncio.subprocess.Process:
+        log = (tmp_path / f"{name}.log").open("wb")
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "worker.py", cwd=REPO, env=worker_env(settings), stdout=log, stderr=log
+        )
+        processes.append(process)
+        return process
+
+    yield start
+    for process in processes:
+        if process.returncode is None:
+            process.terminate()
+            try:
+                await asyncio.wait_for(process.wait(), timeout=10)
+            except TimeoutError:
+                process.kill()
+                await process.wait()
+
+
+def logs(tmp_path: Path) -> str:
+    return "\n".join(
+        f"--- {p.name}\n{p.read_text(errors='replace')[-3000:]}" for p in sorted(tmp_path.glob("*.log"))
+    )
+
+
+async def poll_message(client: httpx.AsyncClient, tenant: TenantFixture, message_id: str) -> dict[str, Any]:
+    async with asyncio.timeout(RECOVERY_SECONDS):
+        while True:
+            message = (await client.get(f"/v1/messages/{message_id}", headers=tenant.headers())).json()
+            if message["status"] != "queued":
+                return dict(message)
+            await asyncio.sleep(0.5)
+
+
+async def test_send_survives_a_worker_killed_mid_request(
+    app_client: httpx.AsyncClient,
+    tenant: TenantFixture,
+    channel: FakeChannel,
+    start_worker: StartWorker,
+    tmp_path: Path,
+):
+    first = await start_worker("worker-1")
+    gate = channel.hold()
+    payload = {
+        "phone_number_id": tenant.phone_number_id,
+        "to": TO,
+        "type": "text",
+        "text": {"body": "survive"},
+    }
+    headers = {**tenant.headers(), "Idempotency-Key": "crash-1"}
+    try:
+        accepted = await app_client.post("/v1/messages", json=payload, headers=headers)
+        assert accepted.status_code == 202, accepted.text
+        assert accepted.json()["status"] == "queued"
+        try:
+            await asyncio.wait_for(channel.gate_entered.wait(), timeout=30)
+        except TimeoutError:
+            pytest.fail("the first worker never sent upstream\n" + logs(tmp_path))
+        first.send_signal(signal.SIGKILL)
+        assert await first.wait() == -signal.SIGKILL
+        await start_worker("worker-2")
+    finally:
+        gate.set()
+    message = await poll_message(app_client, tenant, accepted.json()["id"])
+    assert message["status"] == "sent", f"{message}\n{logs(tmp_path)}"
+    assert message["wa_message_id"].startswith("wamid.FAKE")
+    assert message["to_phone"] == TO
+    assert 1 <= len(channel.sends) <= 2
+    assert all(s["text"] == {"body": "survive"} and s["to"] == "+" + TO for s in channel.sends)
+    replay = await app_client.post("/v1/messages", json=payload, headers=headers)
+    assert replay.status_code == 201, replay.text
+    assert replay.headers["X-Idempotent-Replay"] == "true"
+    assert (replay.json()["id"], replay.json()["status"]) == (message["id"], "sent")
+    listed = (await app_client.get("/v1/messages", headers=tenant.headers())).json()
+    assert listed["total"] == 1
