@@ -71,6 +71,23 @@ class Settings(BaseSettings):
     throughput_high_per_second: int = Field(default=1_000, ge=1)
     # Raw channel webhook bodies are kept this many days, then pruned.
     raw_inbound_retention_days: int = Field(default=14, ge=7, le=30)
+
+    # Tenant webhook delivery policy (docs/webhooks.md); unset means the
+    # documented default of domain/webhook_policy.py.
+    webhook_retry_schedule_seconds: str | None = None
+    webhook_jitter_ratio: float | None = Field(default=None, ge=0, lt=1)
+    webhook_request_timeout_seconds: float | None = Field(default=None, gt=0, le=60)
+    webhook_overload_floor_seconds: float | None = Field(default=None, ge=0)
+    webhook_retry_after_max_seconds: float | None = Field(default=None, gt=0)
+    webhook_auto_disable_after_seconds: float | None = Field(default=None, gt=0)
+    webhook_auto_disable_min_exhausted: int | None = Field(default=None, ge=1)
+    webhook_auto_disable_min_failure_span_seconds: float | None = Field(default=None, ge=0)
+    webhook_healthy_above: float | None = Field(default=None, ge=0, le=1)
+    webhook_failing_below: float | None = Field(default=None, ge=0, le=1)
+    webhook_degraded_notify_interval_seconds: float | None = Field(default=None, ge=0)
+    webhook_alert_min_attempts: int | None = Field(default=None, ge=1)
+    webhook_health_check_interval_seconds: float | None = Field(default=None, ge=0)
+    webhook_sweep_min_age_seconds: float | None = Field(default=None, ge=0)
     simulator_webhook_url: str = "http://127.0.0.1:8000/channel/webhook"
     log_level: str = "INFO"
 

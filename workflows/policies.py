@@ -44,3 +44,47 @@ MEDIA_TRANSFER = {
     "schedule_to_close_timeout": timedelta(hours=1),
     "retry_policy": RetryPolicy(initial_interval=timedelta(seconds=2), maximum_interval=timedelta(seconds=60)),
 }
+
+# Inbound webhook processing (workflows/inbound.py): every item is idempotent, so
+# retry without limit (a database outage delays inbound, never drops it); the
+# activity heartbeats once per item.
+INBOUND_APPLY = {
+    "start_to_close_timeout": timedelta(minutes=10),
+    "heartbeat_timeout": timedelta(minutes=2),
+    "retry_policy": RetryPolicy(
+        initial_interval=timedelta(seconds=1), backoff_coefficient=2.0, maximum_interval=timedelta(minutes=1)
+    ),
+}
+# A status can outrun the commit of its message's wamid by the send path; wait
+# this long between tries (about 30 s in all) before dropping it as unknown.
+INBOUND_DEFERRED_STATUS_DELAYS = (
+    timedelta(seconds=1),
+    timedelta(seconds=2),
+    timedelta(seconds=4),
+    timedelta(seconds=8),
+    timedelta(seconds=15),
+)
+
+# Tenant webhooks (workflows/event_dispatch.py, workflows/webhook_delivery.py).
+# Bookkeeping is idempotent: retried without limit so a database outage delays
+# deliveries, never drops them. An attempt returns HTTP outcomes as values, so
+# its retries cover only infrastructure failures (the HTTP timeout, at most
+# 10 s by default, is enforced inside the activity). Owner mail is tried for a
+# few minutes without holding up the retry schedule; the outbox sweeper keeps
+# retrying what is still unsent.
+WEBHOOK_BOOKKEEPING = {
+    "start_to_close_timeout": timedelta(seconds=30),
+    "retry_policy": RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(minutes=1)),
+}
+WEBHOOK_ATTEMPT = {
+    "start_to_close_timeout": timedelta(seconds=90),
+    "retry_policy": RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(minutes=1)),
+}
+WEBHOOK_NOTIFY = {
+    "start_to_close_timeout": timedelta(seconds=60),
+    "schedule_to_close_timeout": timedelta(minutes=5),
+    "retry_policy": RetryPolicy(
+        initial_interval=timedelta(seconds=5), maximum_interval=timedelta(minutes=1),
+        non_retryable_error_types=["SmtpMisconfigured"],
+    ),
+}

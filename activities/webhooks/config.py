@@ -60,6 +60,9 @@ class WebhookConfig:
     health_check_interval: timedelta = timedelta(seconds=60)
     # The outbox sweeper re-dispatches events undispatched for this long.
     sweep_min_age: timedelta = timedelta(seconds=5)
+    # Notifications are normally sent by the workflow that raised them; the
+    # sweeper only takes those left unsent this long.
+    notification_sweep_min_age: timedelta = timedelta(seconds=60)
     sweep_batch: int = 500
 
 

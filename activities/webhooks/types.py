@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from enum import StrEnum
 
 from pydantic import BaseModel
 
 from domain.webhook_policy import WebhookPolicy
+
+DELIVERY_WORKFLOW = "DeliverWebhook"
+
+
+def delivery_workflow_id(delivery_id: str) -> str:
+    """The one workflow id a delivery may ever run under."""
+    return f"delivery-{delivery_id}"
 
 
 class ScheduleTerms(BaseModel):
@@ -112,8 +119,3 @@ class DeliveryReport(BaseModel):
 class SweepResult(BaseModel):
     events: int
     notifications: int
-
-
-def seconds(value: timedelta) -> float:
-    """A timedelta as float seconds (payloads carry plain numbers)."""
-    return value.total_seconds()

@@ -22,6 +22,7 @@ async def test_build_tool_activities_registers_execute_tool_call(
             sessions=session_factory(engine),
             http=http,
             temporal=None,  # type: ignore[arg-type]
+            egress_http=http,
         )
         callables = build_tool_activities(deps)
     definitions = [activity._Definition.from_callable(fn) for fn in callables]

@@ -1,0 +1,1 @@
+"""SQL for tenant webhooks: endpoints, deliveries and attempts, health figures, owner notifications."""

@@ -1,0 +1,125 @@
+"""Webhook activities run directly: idempotent planning, attempts recorded once, settling once."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from temporalio.testing import ActivityEnvironment
+
+from activities.webhooks.config import WebhookConfig
+from activities.webhooks.delivery import WebhookDeliveryActivities
+from activities.webhooks.dispatching import WebhookDispatchActivities
+from activities.webhooks.types import AttemptInput, DeliveryOutcome, FinishInput
+from domain.events import MESSAGE_RECEIVED
+from store.events import record_event
+from store.webhooks.deliveries import delivery_id_for
+from tests.support.http_server import serve_app
+from tests.workflows.test_webhook_support import Db, Receiver
+from worker import build_deps
+
+AT = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+async def kit(settings, temporal_env, database_url, app_client, tenant) -> AsyncIterator[dict]:
+    receiver = Receiver()
+    db = Db(database_url)
+    deps = build_deps(temporal_env.client, settings, db.engine)
+    async with serve_app(receiver.app()) as base_url:
+        response = await app_client.post(
+            "/v1/webhooks", json={"url": f"{base_url}/hook"}, headers=tenant.headers()
+        )
+        async with db.sessions() as session:
+            event = await record_event(
+                session,
+                tenant_id=tenant.id,
+                kind=MESSAGE_RECEIVED,
+                occurred_at=AT,
+                payload={"event": MESSAGE_RECEIVED, "tenant_id": tenant.id},
+            )
+            await session.commit()
+        yield {
+            "receiver": receiver,
+            "db": db,
+            "webhook": response.json(),
+            "event_id": event.id,
+            "dispatch": WebhookDispatchActivities(deps, WebhookConfig()),
+            "delivery": WebhookDeliveryActivities(deps, WebhookConfig()),
+        }
+    await deps.http.aclose()
+    await deps.egress_http.aclose()
+    await db.close()
+
+
+async def test_planning_twice_creates_one_deterministic_delivery(kit):
+    env = ActivityEnvironment()
+    first = await env.run(kit["dispatch"].plan_deliveries, kit["event_id"])
+    second = await env.run(kit["dispatch"].plan_deliveries, kit["event_id"])
+    assert first == second and first.event_found
+    [ref] = first.deliveries
+    assert ref.delivery_id == delivery_id_for(kit["event_id"], kit["webhook"]["id"])
+    assert ref.delivery_id.startswith("dlv_" + kit["event_id"][4:14])
+    assert len(await kit["db"].deliveries()) == 1
+    missing = await env.run(kit["dispatch"].plan_deliveries, "evt_missing")
+    assert (missing.event_found, missing.deliveries) == (False, [])
+
+
+async def test_an_attempt_is_posted_and_recorded_once(kit):
+    env = ActivityEnvironment()
+    [ref] = (await env.run(kit["dispatch"].plan_deliveries, kit["event_id"])).deliveries
+    request = AttemptInput(delivery_id=ref.delivery_id, attempt=1, at=AT)
+    first = await env.run(kit["delivery"].attempt_delivery, request)
+    again = await env.run(kit["delivery"].attempt_delivery, request)
+    assert (first.success, first.status_code) == (True, 200)
+    assert (again.success, again.status_code, again.latency_ms) == (True, 200, first.latency_ms)
+    assert len(kit["receiver"].requests) == 1
+    [row] = await kit["db"].attempts()
+    assert (row.attempt, row.attempted_at, row.webhook_id) == (1, AT, kit["webhook"]["id"])
+    webhook = await kit["db"].webhook(kit["webhook"]["id"])
+    assert (webhook.last_success_at, webhook.failing_since) == (AT, None)
+
+
+async def test_failures_start_the_clock_and_settling_happens_once(kit):
+    env = ActivityEnvironment()
+    kit["receiver"].default = (503, {"Retry-After": "30"})
+    [ref] = (await env.run(kit["dispatch"].plan_deliveries, kit["event_id"])).deliveries
+    for attempt in (1, 2):
+        result = await env.run(
+            kit["delivery"].attempt_delivery,
+            AttemptInput(delivery_id=ref.delivery_id, attempt=attempt, at=AT + timedelta(minutes=attempt)),
+        )
+        assert (result.success, result.status_code, result.retry_after_seconds) == (False, 503, 30.0)
+    webhook = await kit["db"].webhook(kit["webhook"]["id"])
+    assert (webhook.failing_since, webhook.last_failure_at) == (
+        AT + timedelta(minutes=1),
+        AT + timedelta(minutes=2),
+    )
+    finish = FinishInput(
+        delivery_id=ref.delivery_id, outcome=DeliveryOutcome.FAILED, at=AT + timedelta(minutes=3)
+    )
+    assert (await env.run(kit["delivery"].finish_delivery, finish)).auto_disabled is False
+    await env.run(kit["delivery"].finish_delivery, finish)
+    assert (await kit["db"].webhook(kit["webhook"]["id"])).exhausted_since_success == 1
+    [delivery] = await kit["db"].deliveries()
+    assert (delivery.status, delivery.attempts) == ("failed", 2)
+    stopped = await env.run(
+        kit["delivery"].attempt_delivery, AttemptInput(delivery_id=ref.delivery_id, attempt=3, at=AT)
+    )
+    assert stopped.stopped and len(kit["receiver"].requests) == 2
+
+
+async def test_a_deleted_webhook_stops_its_delivery(kit, app_client, tenant):
+    env = ActivityEnvironment()
+    [ref] = (await env.run(kit["dispatch"].plan_deliveries, kit["event_id"])).deliveries
+    await app_client.delete(f"/v1/webhooks/{kit['webhook']['id']}", headers=tenant.headers())
+    result = await env.run(
+        kit["delivery"].attempt_delivery, AttemptInput(delivery_id=ref.delivery_id, attempt=1, at=AT)
+    )
+    assert result.stopped and kit["receiver"].requests == []
+    finished = await env.run(
+        kit["delivery"].finish_delivery,
+        FinishInput(delivery_id=ref.delivery_id, outcome=DeliveryOutcome.CANCELED, at=AT),
+    )
+    assert finished.notification_ids == []

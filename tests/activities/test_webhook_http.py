@@ -1,0 +1,148 @@
+"""The signed POST of one envelope, and the deployment's webhook configuration."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from types import SimpleNamespace
+
+import httpx
+import pytest
+
+from activities.tools.egress import EgressGuard
+from activities.tools.http_client import GuardedTransport
+from activities.webhooks.config import WebhookConfig, config_from_settings
+from activities.webhooks.http import delivery_headers, envelope_body, post_once
+from domain.signatures import verify_service_signature
+from domain.webhook_policy import WebhookPolicy
+from tests.support.http_server import free_port, serve_app
+from tests.workflows.test_webhook_support import Receiver
+
+
+@pytest.mark.parametrize(
+    ("payload", "expected"),
+    [
+        (
+            {"object": "service_events", "event": "webhook.test", "test": True},
+            '{"object":"service_events","event":"webhook.test","delivery_id":"dlv_1","test":true}',
+        ),
+        ({"event": "x", "delivery_id": "stale", "n": "é"}, '{"event":"x","delivery_id":"dlv_1","n":"é"}'),
+        ({"kind": "no event key"}, '{"kind":"no event key","delivery_id":"dlv_1"}'),
+    ],
+)
+def test_envelope_body_places_the_delivery_id_after_the_event(payload, expected):
+    assert envelope_body(payload, "dlv_1") == expected.encode()
+
+
+def test_headers_sign_the_exact_body():
+    body = envelope_body({"event": "webhook.test"}, "dlv_9")
+    headers = delivery_headers(body, secret="whsec_abc", event_kind="webhook.test", delivery_id="dlv_9")
+    assert (headers["Content-Type"], headers["X-Service-Event"], headers["X-Service-Delivery"]) == (
+        "application/json",
+        "webhook.test",
+        "dlv_9",
+    )
+    assert verify_service_signature(body, headers["X-Service-Signature"], "whsec_abc")
+
+
+@pytest.fixture
+async def receiver() -> AsyncIterator[tuple[Receiver, str]]:
+    hook = Receiver()
+    async with serve_app(hook.app()) as base_url:
+        yield hook, base_url
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient() as client:
+        yield client
+
+
+@pytest.mark.parametrize(
+    ("answer", "delay", "status", "error", "timed_out", "retry_after"),
+    [
+        ((204, {}), 0, 204, None, False, None),
+        ((500, {"Retry-After": "120"}), 0, 500, "HTTP 500: receiver says no", False, "120"),
+        ((410, {}), 0, 410, "HTTP 410: receiver says no", False, None),
+        ((200, {}), 1.0, None, "timeout after 0.3 s", True, None),
+    ],
+)
+async def test_post_once_outcomes(receiver, http, answer, delay, status, error, timed_out, retry_after):
+    hook, base_url = receiver
+    hook.script, hook.delays = [answer], [delay]
+    outcome = await post_once(http, f"{base_url}/hook", body=b"{}", headers={}, limit_seconds=0.3)
+    assert (outcome.status_code, outcome.error, outcome.timed_out, outcome.retry_after) == (
+        status,
+        error,
+        timed_out,
+        retry_after,
+    )
+    assert outcome.latency_ms >= (300 if timed_out else 0)
+
+
+async def test_redirects_are_recorded_not_followed(receiver, http):
+    hook, base_url = receiver
+    hook.script = [(307, {"Location": f"{base_url}/other"})]
+    outcome = await post_once(http, f"{base_url}/hook", body=b"{}", headers={}, limit_seconds=2)
+    assert outcome.status_code == 307
+    assert outcome.error.startswith(f"HTTP 307 redirect to {base_url}/other (redirects are not followed)")
+    assert hook.at("/other") == []
+
+
+async def test_a_closed_port_is_a_connection_failure(http):
+    outcome = await post_once(
+        http, f"http://127.0.0.1:{free_port()}/hook", body=b"{}", headers={}, limit_seconds=2
+    )
+    assert outcome.status_code is None and outcome.error.startswith("connection failed: ConnectError")
+
+
+async def test_the_egress_guard_refuses_loopback_outside_development(receiver):
+    hook, base_url = receiver
+    transport = GuardedTransport(EgressGuard(allow_private=False), limits=httpx.Limits(max_connections=4))
+    async with httpx.AsyncClient(transport=transport) as guarded:
+        outcome = await post_once(guarded, f"{base_url}/hook", body=b"{}", headers={}, limit_seconds=2)
+    assert outcome.status_code is None and "refused" in outcome.error
+    assert hook.requests == []
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        ({}, WebhookConfig()),
+        (
+            {"webhook_retry_schedule_seconds": "0, 5, 60", "webhook_jitter_ratio": 0.1},
+            WebhookConfig(policy=WebhookPolicy(retry_schedule_seconds=(0, 5, 60), jitter_ratio=0.1)),
+        ),
+        (
+            {
+                "webhook_retry_schedule_seconds": [0, 30],
+                "webhook_auto_disable_after_seconds": 3600,
+                "webhook_alert_min_attempts": 2,
+                "webhook_health_check_interval_seconds": 0,
+            },
+            WebhookConfig(
+                policy=WebhookPolicy(retry_schedule_seconds=(0, 30), auto_disable_after=timedelta(hours=1)),
+                alert_min_attempts=2,
+                health_check_interval=timedelta(0),
+            ),
+        ),
+        (
+            {"webhook_retry_schedule_seconds": "[0, 1.5]", "webhook_request_timeout_seconds": None},
+            WebhookConfig(policy=WebhookPolicy(retry_schedule_seconds=(0, 1.5))),
+        ),
+    ],
+)
+def test_config_reads_the_settings_fields_that_exist(fields, expected):
+    assert config_from_settings(SimpleNamespace(**fields)) == expected
+
+
+@pytest.mark.parametrize("schedule", ["", "[]", "0,-5", '[1, "x"]'])
+def test_a_bad_schedule_is_refused(schedule):
+    with pytest.raises(ValueError):
+        config_from_settings(SimpleNamespace(webhook_retry_schedule_seconds=schedule))
+
+
+def test_envelope_is_valid_json_for_nested_payloads():
+    payload = {"event": "channel.message.received", "message": {"text": {"body": "hola ñandú"}}}
+    assert json.loads(envelope_body(payload, "dlv_2"))["message"]["text"]["body"] == "hola ñandú"
