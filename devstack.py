@@ -89,7 +89,11 @@ async def bootstrap_demo(settings: Any) -> dict[str, str]:
     if DEMO_FILE.exists():
         return dict(json.loads(DEMO_FILE.read_text()))
     from models.tenancy_api import (
-        ApiKeyCreate, CustomerCreate, PhoneNumberCreate, TenantCreate, WabaCreate,
+        ApiKeyCreate,
+        CustomerCreate,
+        PhoneNumberCreate,
+        TenantCreate,
+        WabaCreate,
     )
     from store import provisioning
     from store.database import create_engine, session_factory, unit_of_work

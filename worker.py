@@ -31,9 +31,10 @@ from logs import configure_logging
 from settings import Settings
 from store.database import create_engine, session_factory
 from temporal_client import connect_temporal
-from workflows.maintenance import PruneRateLimitCountersWorkflow, SweepQueuedSendsWorkflow
 from workflows.event_dispatch import SweepEventOutboxWorkflow
+from workflows.maintenance import PruneRateLimitCountersWorkflow, SweepQueuedSendsWorkflow
 from workflows.registry import WORKFLOWS
+from workflows.retention import InboundHousekeepingWorkflow
 
 log = logging.getLogger("switchboard.worker")
 
@@ -74,7 +75,7 @@ SCHEDULES = [
     ("prune-rate-limits", PruneRateLimitCountersWorkflow.run, timedelta(minutes=1)),
     ("resume-queued-sends", SweepQueuedSendsWorkflow.run, timedelta(seconds=30)),
     ("webhook-outbox-sweep", SweepEventOutboxWorkflow.run, timedelta(seconds=30)),
-    ("inbound-housekeeping", "InboundHousekeeping", timedelta(minutes=1)),
+    ("inbound-housekeeping", InboundHousekeepingWorkflow.run, timedelta(minutes=1)),
 ]
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from activities.deps import ActivityDeps
 from activities.channel import ChannelActivities
+from activities.deps import ActivityDeps
 from activities.maintenance import MaintenanceActivities
 from activities.media import MediaActivities
 from activities.retention import inbound_activities

@@ -81,6 +81,8 @@ class SendRecordActivities:
                 kind, facts, tenant_id=message.tenant_id, delivery_id="", occurred_at=now,
                 conversation=conversation_facts(conversation) if conversation else None,
             )
+            # The outbox keeps the envelope without delivery_id; each delivery adds its own.
+            payload.pop("delivery_id", None)
             event = await record_event(
                 session, tenant_id=message.tenant_id, kind=kind, payload=payload, occurred_at=now,
                 phone_number_id=message.phone_number_id,

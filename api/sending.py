@@ -39,7 +39,7 @@ from domain.send_payload import (
 from domain.templates import component_text
 from models.base import iso_millis, new_id, utcnow
 from models.messages_api import MessagePublic, sandbox_response
-from models.messaging import Message
+from models.messaging import Conversation, Message
 from models.send import SendInput, SendResult
 from models.tenancy import PhoneNumber
 from store import idempotency, messages
@@ -59,6 +59,8 @@ class SendContext:
     require_to: bool = False
     idempotency_key: str | None = None
     request_path: str = "/v1/messages"
+    # Set by the inbox reply; otherwise found from the number and the recipient.
+    conversation_id: str | None = None
 
 
 def content_summary(send: SendRequest, rendered_body: str | None) -> str | None:
@@ -154,7 +156,10 @@ async def _persist(state: AppState, who: Principal, send: SendRequest, phone: Ph
                 retry_after_seconds=5, code="too_many_requests",
             )
         to_phone = canonical_phone(send.to) if send.to else None
-        conversation = await messages.conversation_for(session, phone.phone_number_id, to_phone)
+        if ctx.conversation_id is not None:
+            conversation = await session.get(Conversation, ctx.conversation_id)
+        else:
+            conversation = await messages.conversation_for(session, phone.phone_number_id, to_phone)
         now = utcnow()
         message = Message(
             id=new_id("msg", at=now), tenant_id=who.tenant_id, phone_number_id=phone.phone_number_id,

@@ -17,7 +17,6 @@ import time
 import uuid
 
 import psycopg
-
 from harness import Figures, fresh_sqlite_url, load
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
@@ -34,7 +33,7 @@ async def measure(url: str, label: str, requests: int) -> list[Figures]:
     for name, limits in (("standard key 100/s", Limits(100, 100_000)), ("high-volume key 500/s", Limits(500, 10**6))):
         # Keys rotate so no window runs dry: this measures the cost of admitting, not of refusing.
         for phase, concurrency in (("warm-up", 1), ("sequential", 1), ("16 concurrent", 16)):
-            async def one(i: int, limits: Limits = limits, phase: str = phase) -> None:
+            async def one(i: int, limits: Limits = limits, phase: str = phase, name: str = name) -> None:
                 key = f"{name}-{phase}-{i // (limits.per_second // 2)}"
                 assert (await limiter.check(key, limits, now=time.time())).allowed
 

@@ -15,11 +15,10 @@ import asyncio
 import logging
 
 import httpx
-from fastapi import FastAPI
-from temporalio.worker import Worker
-
 from baseline_workflow import OneActivity, noop
+from fastapi import FastAPI
 from harness import bench_settings, fresh_sqlite_url, load, ratio_line, serve_app, temporal_dev_server
+from temporalio.worker import Worker
 
 
 def bare_app() -> FastAPI:
@@ -36,9 +35,9 @@ async def main(args: argparse.Namespace) -> None:
     logging.disable(logging.WARNING)
     from api.app import create_app
     from simulator.app import SimulatorConfig, create_simulator_app
+    from store.database import create_engine
     from tests.support.tenants import provision_tenant
     from worker import build_deps, build_worker, close_deps
-    from store.database import create_engine
 
     async with temporal_dev_server() as env:
         address = env.client.service_client.config.target_host

@@ -123,6 +123,8 @@ class RawInbound(SQLModel, table=True):
     """A raw channel webhook body, kept 7 to 30 days for replay and audit, then pruned."""
 
     __tablename__ = "raw_inbound"
+    # The sweeper finds rows a crash or a Temporal outage left unprocessed.
+    __table_args__ = (Index("ix_raw_inbound_unprocessed", "processed_at", "received_at"),)
 
     id: str = Field(primary_key=True)
     body: str

@@ -1,9 +1,12 @@
-"""The ledger of inbound items already applied (deduplication across redeliveries and retries)."""
+"""Inbound webhooks: the applied-items ledger and the payloads crossing the Temporal boundary."""
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
+from pydantic import BaseModel
+from pydantic import Field as PydanticField
 from sqlmodel import Field, SQLModel
 
 from models.base import UTCDateTime, utcnow
@@ -23,3 +26,57 @@ class InboundItemRecord(SQLModel, table=True):
     key: str = Field(primary_key=True)
     payload_id: str | None = None
     applied_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, index=True)
+
+
+class InboundPayload(BaseModel):
+    """The ProcessInbound workflow's input: one verified channel webhook body."""
+
+    payload_id: str
+    body: str
+    received_at: datetime
+
+
+class InboundItemsInput(BaseModel):
+    """Items (``domain.inbound.item_to_dict`` form) to apply again, e.g. statuses that were deferred."""
+
+    payload_id: str
+    items: list[dict[str, Any]]
+
+
+class InboundSummary(BaseModel):
+    """How the items of one payload (or one retry round) were applied."""
+
+    items: int = 0
+    applied: int = 0
+    unchanged: int = 0
+    duplicate: int = 0
+    ignored: int = 0
+    events: int = 0
+    # Statuses whose outbound message is not stored yet, to retry after a short wait.
+    deferred: list[dict[str, Any]] = PydanticField(default_factory=list)
+    # Statuses still unknown after the last retry; logged and dropped.
+    dropped: int = 0
+
+
+class HousekeepingInput(BaseModel):
+    """The moment a housekeeping run acts as of (the workflow's clock)."""
+
+    now: datetime
+
+
+class SweepResult(BaseModel):
+    started: int = 0
+    already_done: int = 0
+    failed: int = 0
+
+
+class RetentionResult(BaseModel):
+    raw_deleted: int = 0
+    raw_unprocessed_deleted: int = 0
+    ledger_deleted: int = 0
+    retention_days: int = 14
+
+
+class InboundHousekeepingResult(BaseModel):
+    sweep: SweepResult
+    retention: RetentionResult

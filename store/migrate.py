@@ -20,4 +20,4 @@ def alembic_config(database_url: str) -> Config:
 
 def upgrade_to_head(database_url: str) -> None:
     """Bring the database schema to the newest revision (blocking; not for a running loop)."""
-    command.upgrade(alembic_config(database_url), "heads")
+    command.upgrade(alembic_config(database_url), "head")

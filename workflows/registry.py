@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from workflows.event_dispatch import WEBHOOK_WORKFLOWS
 from workflows.maintenance import PruneRateLimitCountersWorkflow, SweepQueuedSendsWorkflow
 from workflows.retention import INBOUND_WORKFLOWS
 from workflows.send_message import SendMessageWorkflow
-from workflows.event_dispatch import WEBHOOK_WORKFLOWS
 
 WORKFLOWS: list[type] = [
     PruneRateLimitCountersWorkflow,

@@ -14,7 +14,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 from temporalio import workflow
-from temporalio.exceptions import ActivityError, TimeoutError as TemporalTimeout
+from temporalio.exceptions import ActivityError
+from temporalio.exceptions import TimeoutError as TemporalTimeout
 
 from workflows.policies import LOCAL_WRITE, MEDIA_TRANSFER, UPSTREAM_SEND
 

@@ -10,6 +10,7 @@ from api.routers import (
     customers,
     health,
     inbox,
+    inbox_reply,
     media,
     messages,
     phone_numbers,
@@ -33,6 +34,7 @@ def all_routers() -> list[APIRouter]:
         usernames.router,
         channel_webhook.router,
         inbox.router,
+        inbox_reply.router,
         webhooks.router,
         *agent_catalog_routers(),
     ]

@@ -1,7 +1,7 @@
 """inbound item ledger and the raw-envelope sweeper index
 
 Revision ID: 0004
-Revises: 0002
+Revises: 0003
 Create Date: 2026-11-22 15:00:00
 """
 
@@ -16,7 +16,7 @@ from alembic import op
 import models.base
 
 revision: str = "0004"
-down_revision: str | None = "0002"
+down_revision: str | None = "0003"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

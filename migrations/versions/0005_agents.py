@@ -1,7 +1,7 @@
 """AI-agents catalog: agents, tool records, immutable versions and bindings
 
 Revision ID: 0005
-Revises: 0002
+Revises: 0004
 Create Date: 2026-11-22 14:12:12.428915
 """
 
@@ -16,7 +16,7 @@ from alembic import op
 import models.base
 
 revision: str = "0005"
-down_revision: str | None = "0002"
+down_revision: str | None = "0004"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,7 +1,7 @@
 """tool_tokens: the shared cache of jwt_from_token_endpoint tokens
 
 Revision ID: 0006
-Revises: 0002
+Revises: 0005
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from alembic import op
 import models.base
 
 revision: str = "0006"
-down_revision: str | None = "0002"
+down_revision: str | None = "0005"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

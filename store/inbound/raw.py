@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -19,7 +19,9 @@ def _insert(session: AsyncSession):  # type: ignore[no-untyped-def]
     return postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
 
 
-async def store_raw_inbound(session: AsyncSession, *, payload_id: str, body: str, received_at: datetime) -> bool:
+async def store_raw_inbound(
+    session: AsyncSession, *, payload_id: str, body: str, received_at: datetime
+) -> bool:
     """Insert the envelope unless the same bytes were stored before; True when this call stored it."""
     stmt = (
         _insert(session)(_raw)
@@ -28,6 +30,18 @@ async def store_raw_inbound(session: AsyncSession, *, payload_id: str, body: str
         .returning(_raw.c.id)
     )
     return (await session.execute(stmt)).first() is not None
+
+
+async def record_processed_raw_inbound(
+    session: AsyncSession, *, payload_id: str, body: str, received_at: datetime, at: datetime
+) -> None:
+    """Keep the envelope for retention and stamp it processed (inserting it if the API did not)."""
+    insert = _insert(session)(_raw).values(id=payload_id, body=body, received_at=received_at, processed_at=at)
+    stmt = insert.on_conflict_do_update(
+        index_elements=[_raw.c.id],
+        set_={"processed_at": func.coalesce(_raw.c.processed_at, insert.excluded.processed_at)},
+    )
+    await session.execute(stmt)
 
 
 async def raw_inbound_processed(session: AsyncSession, payload_id: str) -> bool:
@@ -56,7 +70,9 @@ async def unprocessed_raw_inbound(
     return list((await session.execute(stmt)).scalars().all())
 
 
-async def prune_raw_inbound(session: AsyncSession, *, received_before: datetime, batch: int) -> tuple[int, int]:
+async def prune_raw_inbound(
+    session: AsyncSession, *, received_before: datetime, batch: int
+) -> tuple[int, int]:
     """Delete up to ``batch`` envelopes received before the cut-off; returns (deleted, of which unprocessed)."""
     stmt = (
         select(_raw.c.id, _raw.c.processed_at)

@@ -1,0 +1,237 @@
+"""Inbound: payloads/s accepted at POST /channel/webhook, and latency to the tenant's webhook receiver.
+
+- accept rate and p50/p99 of signed text-message webhooks POSTed to the real API (uvicorn, loopback)
+- end-to-end p50/p99 from each POST to a loopback receiver getting the signed
+  channel.message.received delivery (through ProcessInbound, the outbox and DispatchEvent/DeliverWebhook),
+  both under that load (latency then includes the backlog) and paced one payload at a time
+- beside a bare Temporal workflow with one activity on the same Temporal server, same run
+
+Run: .venv/bin/python bench/inbound_to_webhook.py [--payloads N] [--concurrency C]
+Loopback only; bounded in count and time. If the webhook side (POST /v1/webhooks and the dispatch
+workflows) is missing, only the accept figures and the baseline are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+
+import httpx
+from baseline_workflow import OneActivity, noop
+from fastapi import FastAPI, Request
+from harness import Figures, bench_settings, fresh_sqlite_url, load, serve_app, temporal_dev_server
+from temporalio.worker import Worker
+
+WABA_ID = "102290129340398"
+PHONE_NUMBER_ID = "106540352242922"
+DISPLAY = "15550783881"
+
+
+def text_webhook(n: int, *, prefix: str = "bench") -> bytes:
+    """A Cloud API text-message webhook from user ``n`` (one conversation per user)."""
+    user = f"1650{n:07d}" if prefix == "bench" else f"1651{n:07d}"
+    value = {
+        "messaging_product": "whatsapp",
+        "metadata": {"display_phone_number": DISPLAY, "phone_number_id": PHONE_NUMBER_ID},
+        "contacts": [{"profile": {"name": f"User {n}"}, "wa_id": user}],
+        "messages": [
+            {
+                "from": user,
+                "id": f"wamid.{prefix}{n}",
+                "timestamp": str(int(time.time())),
+                "type": "text",
+                "text": {"body": f"hello {n}"},
+            }
+        ],
+    }
+    envelope = {
+        "object": "whatsapp_business_account",
+        "entry": [{"id": WABA_ID, "changes": [{"field": "messages", "value": value}]}],
+    }
+    return json.dumps(envelope).encode()
+
+
+def receiver_app(
+    arrivals: dict[str, float], waiters: dict[str, asyncio.Event], done: asyncio.Event, expected: int
+) -> FastAPI:
+    app = FastAPI()
+
+    @app.post("/hook")
+    async def hook(request: Request) -> dict[str, bool]:
+        body = json.loads(await request.body())
+        wamid = (body.get("message") or {}).get("id")
+        if wamid and wamid not in arrivals:
+            arrivals[wamid] = time.perf_counter()
+            if wamid in waiters:
+                waiters[wamid].set()
+            if sum(1 for w in arrivals if not w.startswith("wamid.paced")) >= expected:
+                done.set()
+        return {"ok": True}
+
+    return app
+
+
+async def paced(
+    post: Callable[[int], Awaitable[None]],
+    arrivals: dict[str, float],
+    waiters: dict[str, asyncio.Event],
+    count: int,
+) -> Figures:
+    """One payload at a time: the pipeline's latency without a backlog."""
+    latencies = []
+    started = time.perf_counter()
+    for n in range(count):
+        wamid = f"wamid.paced{n}"
+        waiters[wamid] = asyncio.Event()
+        sent = time.perf_counter()
+        await post(n)
+        try:
+            await asyncio.wait_for(waiters[wamid].wait(), timeout=30)
+        except TimeoutError:
+            continue
+        latencies.append((arrivals[wamid] - sent) * 1000)
+    return Figures(
+        "paced: inbound POST -> tenant webhook", len(latencies), time.perf_counter() - started, latencies
+    )
+
+
+async def main(args: argparse.Namespace) -> None:
+    logging.disable(logging.WARNING)
+    from api.app import create_app
+    from domain.signatures import hub_signature
+    from store.database import create_engine
+    from tests.support.tenants import provision_tenant
+    from worker import build_deps, build_worker, close_deps
+
+    admin_note = ""
+    end_to_end: Figures | None = None
+    unloaded: Figures | None = None
+    async with temporal_dev_server() as env:
+        address = env.client.service_client.config.target_host
+        settings = bench_settings(await asyncio.to_thread(fresh_sqlite_url), address)
+        admin = {"X-Admin-Key": settings.switchboard_admin_key}
+        engine = create_engine(settings.database_url)
+        deps = build_deps(env.client, settings, engine)
+        arrivals: dict[str, float] = {}
+        waiters: dict[str, asyncio.Event] = {}
+        all_arrived = asyncio.Event()
+        async with (
+            build_worker(env.client, deps, max_concurrent=100),
+            serve_app(create_app(settings)) as api_url,
+            serve_app(receiver_app(arrivals, waiters, all_arrived, args.payloads)) as receiver_url,
+            httpx.AsyncClient(base_url=api_url, timeout=60) as client,
+        ):
+            tenant = await provision_tenant(client, settings.switchboard_admin_key)
+            await client.post(
+                f"/v1/admin/tenants/{tenant.id}/wabas",
+                json={"waba_id": WABA_ID, "access_token": "tok"},
+                headers=admin,
+            )
+            await client.post(
+                f"/v1/admin/tenants/{tenant.id}/phone-numbers",
+                json={
+                    "phone_number_id": PHONE_NUMBER_ID,
+                    "display_phone_number": DISPLAY,
+                    "waba_id": WABA_ID,
+                    "customer_id": tenant.customer_id,
+                },
+                headers=admin,
+            )
+            hook = await client.post(
+                "/v1/webhooks",
+                headers=tenant.headers(),
+                json={"url": f"{receiver_url}/hook", "events": ["channel.message.received"]},
+            )
+            if hook.status_code not in (200, 201):
+                admin_note = f"(no end-to-end figure: POST /v1/webhooks answered {hook.status_code})"
+            bodies = [text_webhook(n) for n in range(args.payloads)]
+            posted_at: dict[str, float] = {}
+
+            async def send(body: bytes) -> None:
+                r = await client.post(
+                    "/channel/webhook",
+                    content=body,
+                    headers={
+                        "Content-Type": "application/json",
+                        "X-Hub-Signature-256": hub_signature(body, settings.channel_app_secret),
+                    },
+                )
+                assert r.status_code == 200, r.text
+
+            async def post(i: int) -> None:
+                posted_at[f"wamid.bench{i}"] = time.perf_counter()
+                await send(bodies[i])
+
+            async def post_paced(i: int) -> None:
+                await send(text_webhook(i, prefix="paced"))
+
+            accepted = await load(
+                "inbound accepted at /channel/webhook",
+                post,
+                total=args.payloads,
+                concurrency=args.concurrency,
+            )
+            if not admin_note:
+                try:
+                    await asyncio.wait_for(all_arrived.wait(), timeout=args.wait)
+                except TimeoutError:
+                    admin_note = (
+                        f"({len(arrivals)}/{args.payloads} deliveries arrived within {args.wait:.0f} s)"
+                    )
+                latencies = [(arrivals[w] - posted_at[w]) * 1000 for w in arrivals if w in posted_at]
+                span = (max(arrivals.values()) - min(posted_at.values())) if arrivals else 0.0
+                end_to_end = Figures(
+                    "loaded: inbound POST -> tenant webhook", len(latencies), span, latencies
+                )
+                unloaded = await paced(post_paced, arrivals, waiters, args.paced)
+        await close_deps(deps)
+        await engine.dispose()
+        queue = f"bench-bare-{uuid.uuid4().hex[:6]}"
+        async with Worker(
+            env.client,
+            task_queue=queue,
+            workflows=[OneActivity],
+            activities=[noop],
+            max_concurrent_activities=100,
+        ):
+
+            async def bare_workflow(i: int) -> None:
+                await env.client.execute_workflow(OneActivity.run, i, id=f"{queue}-{i}", task_queue=queue)
+
+            baseline = await load(
+                "baseline: bare workflow with one activity",
+                bare_workflow,
+                total=args.payloads,
+                concurrency=args.concurrency,
+            )
+            baseline_paced = await load(
+                "baseline, paced: one at a time",
+                lambda i: bare_workflow(args.payloads + i),
+                total=args.paced,
+                concurrency=1,
+            )
+    print("Inbound to webhook (loopback, SQLite, Temporal dev server, one worker, one API process)")
+    for figures in (accepted, end_to_end, unloaded, baseline, baseline_paced):
+        if figures is not None:
+            print("  " + figures.line())
+    if unloaded is not None:
+        print(
+            f"  -> paced p50 is {unloaded.percentile(50) / max(baseline_paced.percentile(50), 1e-9):.1f}x the "
+            "paced baseline's (one activity there; ProcessInbound, DispatchEvent and DeliverWebhook here)"
+        )
+    if admin_note:
+        print("  " + admin_note)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--payloads", type=int, default=300)
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--paced", type=int, default=30, help="payloads sent one at a time afterwards")
+    parser.add_argument("--wait", type=float, default=120.0, help="seconds to wait for the last delivery")
+    asyncio.run(main(parser.parse_args()))

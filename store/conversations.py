@@ -1,0 +1,158 @@
+"""Conversations: one business number talking with one contact, and the inbox's reads of them."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Select, func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from domain.errors import NotFound
+from domain.message_status import CONVERSATION_ARCHIVED, conversation_status_after_inbound, latest_inbound_at
+from models.base import utcnow
+from models.messaging import Contact, Conversation, Message
+from models.tenancy import PhoneNumber
+from store.scoping import owned
+
+
+async def open_conversation(
+    session: AsyncSession, *, tenant_id: str, customer_id: str, phone_number_id: str, contact: Contact
+) -> tuple[Conversation, bool]:
+    """The conversation of this number with this contact, locked, created if missing; True when created."""
+    stmt = (
+        select(Conversation)
+        .where(Conversation.phone_number_id == phone_number_id, Conversation.contact_id == contact.id)
+        .with_for_update()
+    )
+    conversation = (await session.execute(stmt)).scalars().first()
+    if conversation is not None:
+        _copy_contact(conversation, contact)
+        return conversation, False
+    now = utcnow()
+    conversation = Conversation(
+        tenant_id=tenant_id,
+        customer_id=customer_id,
+        phone_number_id=phone_number_id,
+        contact_id=contact.id,
+        contact_phone=contact.phone,
+        contact_bsuid=contact.bsuid,
+        contact_username=contact.username,
+        created_at=now,
+        updated_at=now,
+    )
+    session.add(conversation)
+    await session.flush()
+    return conversation, True
+
+
+def _copy_contact(conversation: Conversation, contact: Contact) -> None:
+    if contact.phone and not conversation.contact_phone:
+        conversation.contact_phone = contact.phone
+    if contact.bsuid and conversation.contact_bsuid != contact.bsuid:
+        conversation.contact_bsuid = contact.bsuid
+    if contact.username and conversation.contact_username != contact.username:
+        conversation.contact_username = contact.username
+
+
+def _note_last_message(conversation: Conversation, message: Message) -> None:
+    last = conversation.last_message_at
+    if last is None or message.occurred_at >= last:
+        conversation.last_message_at = message.occurred_at
+        conversation.last_message_id = message.id
+
+
+def note_inbound_message(conversation: Conversation, message: Message) -> None:
+    """A user message: reopen, move the 24 h window anchor forward, count it unread."""
+    conversation.status = conversation_status_after_inbound(conversation.status)
+    conversation.last_inbound_at = latest_inbound_at(conversation.last_inbound_at, message.occurred_at)
+    conversation.unread_count = (conversation.unread_count or 0) + 1
+    _note_last_message(conversation, message)
+    conversation.updated_at = utcnow()
+
+
+def note_other_message(conversation: Conversation, message: Message) -> None:
+    """An echo or a history row: only the last-message pointer moves (no reopen, no window, not unread)."""
+    _note_last_message(conversation, message)
+    conversation.updated_at = utcnow()
+
+
+async def backfill_contact_phone(session: AsyncSession, *, contact_id: str, phone: str) -> None:
+    """Set contact_phone on the contact's conversations that have none."""
+    await session.execute(
+        update(Conversation)
+        .where(Conversation.contact_id == contact_id, Conversation.contact_phone.is_(None))  # type: ignore[union-attr]
+        .values(contact_phone=phone, updated_at=utcnow())
+    )
+
+
+async def replace_contact_fields(session: AsyncSession, *, contact_id: str, **values: Any) -> None:
+    """Copy changed contact identity fields (phone, bsuid) onto all of the contact's conversations."""
+    await session.execute(
+        update(Conversation)
+        .where(Conversation.contact_id == contact_id)
+        .values(**values, updated_at=utcnow())
+    )
+
+
+def inbox_conversations(
+    tenant_id: str, *, status: str | None = None, phone_number_id: str | None = None
+) -> Select[Any]:
+    """The tenant's conversations on numbers visible in the inbox, most recent first."""
+    visible = select(PhoneNumber.phone_number_id).where(
+        PhoneNumber.tenant_id == tenant_id,
+        PhoneNumber.hidden_from_inbox.is_(False),  # type: ignore[attr-defined]
+    )
+    stmt = owned(Conversation, tenant_id).where(
+        Conversation.phone_number_id.in_(visible),  # type: ignore[attr-defined]
+    )
+    if status is not None:
+        stmt = stmt.where(Conversation.status == status)
+    if phone_number_id is not None:
+        stmt = stmt.where(Conversation.phone_number_id == phone_number_id)
+    last = func.coalesce(Conversation.last_message_at, Conversation.created_at)
+    return stmt.order_by(last.desc(), Conversation.id.desc())  # type: ignore[attr-defined]
+
+
+async def messages_by_id(session: AsyncSession, ids: list[str]) -> dict[str, Message]:
+    """Messages keyed by id (for the last-message previews of a page)."""
+    if not ids:
+        return {}
+    rows = (await session.execute(select(Message).where(Message.id.in_(ids)))).scalars().all()  # type: ignore[attr-defined]
+    return {row.id: row for row in rows}
+
+
+async def visible_conversation(
+    session: AsyncSession, tenant_id: str, conversation_id: str, *, lock: bool = False
+) -> Conversation:
+    """The tenant's conversation on a number visible in the inbox, else 404."""
+    stmt = inbox_conversations(tenant_id).where(Conversation.id == conversation_id)
+    if lock:
+        stmt = stmt.with_for_update()
+    conversation = (await session.execute(stmt)).scalars().first()
+    if conversation is None:
+        # Same 404 whether it is another tenant's, unknown, or on a hidden number.
+        raise NotFound("conversation", conversation_id)
+    return conversation
+
+
+def conversation_messages(conversation_id: str) -> Select[Any]:
+    """A conversation's messages, newest first."""
+    return (
+        select(Message)
+        .where(Message.conversation_id == conversation_id)
+        .order_by(Message.occurred_at.desc(), Message.id.desc())  # type: ignore[attr-defined]
+    )
+
+
+async def archive_conversation(
+    session: AsyncSession, conversation: Conversation, *, at: datetime
+) -> Conversation:
+    """Mark as resolved: archived, nothing left unread; a new inbound message reopens it."""
+    if conversation.status != CONVERSATION_ARCHIVED or conversation.unread_count:
+        conversation.status = CONVERSATION_ARCHIVED
+        conversation.unread_count = 0
+        conversation.updated_at = at
+        session.add(conversation)
+        await session.flush()
+    return conversation

@@ -1,0 +1,36 @@
+"""Persistence of the channel's inbound webhooks: raw envelopes, the applied-items ledger, item handlers."""
+
+from __future__ import annotations
+
+from store.inbound.apply import apply_item, ledger_key
+from store.inbound.outcome import APPLIED, DEFERRED, DUPLICATE, IGNORED, OUTCOMES, UNCHANGED, ItemOutcome
+from store.inbound.raw import (
+    claim_item,
+    mark_raw_inbound_processed,
+    prune_inbound_ledger,
+    prune_raw_inbound,
+    raw_inbound_processed,
+    record_processed_raw_inbound,
+    store_raw_inbound,
+    unprocessed_raw_inbound,
+)
+
+__all__ = [
+    "APPLIED",
+    "DEFERRED",
+    "DUPLICATE",
+    "IGNORED",
+    "OUTCOMES",
+    "UNCHANGED",
+    "ItemOutcome",
+    "apply_item",
+    "claim_item",
+    "ledger_key",
+    "mark_raw_inbound_processed",
+    "prune_inbound_ledger",
+    "prune_raw_inbound",
+    "raw_inbound_processed",
+    "record_processed_raw_inbound",
+    "store_raw_inbound",
+    "unprocessed_raw_inbound",
+]

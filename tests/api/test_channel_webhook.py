@@ -1,0 +1,169 @@
+"""POST /channel/webhook and its handshake: signatures, durability, deduplication, speed."""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+import pytest
+from temporalio.service import RPCError
+
+from activities.inbound import inbound_workflow_id
+from activities.retention import RetentionActivities
+from api.app import create_app
+from domain.inbound import payload_id
+from domain.signatures import hub_signature
+from models.base import utcnow
+from models.events import RawInbound
+from models.inbound import HousekeepingInput
+from store.database import create_engine
+from tests.conftest import APP_SECRET, make_settings
+from tests.fixtures.channel import raw
+from tests.support.http_server import free_port
+from tests.support.inbound import (
+    add_outbound,
+    channel_fixture,  # noqa: F401 - the channel fixture
+    events,
+    messages,
+    post_webhook,
+    processed,
+    provision_fixture_number,
+    rows,
+)
+from worker import build_deps, close_deps
+
+
+@pytest.mark.parametrize(
+    ("params", "status"),
+    [
+        ({"hub.mode": "subscribe", "hub.verify_token": "verify-me", "hub.challenge": "1158201444"}, 200),
+        ({"hub.mode": "subscribe", "hub.verify_token": "wrong", "hub.challenge": "1"}, 403),
+        ({"hub.mode": "unsubscribe", "hub.verify_token": "verify-me", "hub.challenge": "1"}, 403),
+        ({"hub.challenge": "1"}, 403),
+    ],
+)
+async def test_verification_handshake(params, status, app_client):
+    response = await app_client.get("/channel/webhook", params=params)
+    assert response.status_code == status
+    if status == 200:
+        assert response.text == "1158201444"
+        assert response.headers["content-type"].startswith("text/plain")
+    else:
+        assert response.json()["statusCode"] == 403
+
+
+async def test_handshake_refused_when_no_verify_token_is_configured(database_url, temporal_env):
+    settings = make_settings(database_url, "127.0.0.1:1", channel_verify_token="")
+    app = create_app(settings)
+    async with app.router.lifespan_context(app):
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
+            response = await client.get(
+                "/channel/webhook", params={"hub.mode": "subscribe", "hub.verify_token": ""}
+            )
+    assert response.status_code == 403
+
+
+@pytest.mark.parametrize(
+    "signature",
+    [
+        None,
+        "",
+        "sha256=" + "0" * 64,
+        hub_signature(raw("text"), "another-secret"),
+        hub_signature(raw("image"), APP_SECRET),
+        hub_signature(raw("text"), APP_SECRET).replace("sha256=", "sha1="),
+        "sha256=not-hex",
+    ],
+)
+async def test_bad_or_missing_signature_is_401_and_stores_nothing(
+    signature, app_client, settings, temporal_env
+):
+    body = raw("text")
+    response = await post_webhook(app_client, body, secret=None, signature=signature)
+    assert response.status_code == 401
+    assert response.json()["statusCode"] == 401 and response.json()["error"] == "Unauthorized"
+    assert response.json()["code"] == "INVALID_SIGNATURE"
+    assert await rows(settings, RawInbound) == []
+    handle = temporal_env.client.get_workflow_handle(
+        inbound_workflow_id(payload_id(body), task_queue=settings.temporal_task_queue)
+    )
+    with pytest.raises(RPCError):
+        await handle.describe()
+
+
+async def test_signed_body_that_is_not_json_is_400(app_client, settings):
+    response = await post_webhook(app_client, b"not json")
+    assert response.status_code == 400 and response.json()["code"] == "INVALID_WEBHOOK_PAYLOAD"
+    assert await rows(settings, RawInbound) == []
+
+
+async def test_accepted_payload_is_stored_then_marked_processed(channel, app_client, tenant, settings):
+    await provision_fixture_number(app_client, tenant)
+    body = raw("text")
+    started = time.perf_counter()
+    response = await post_webhook(app_client, body)
+    elapsed = time.perf_counter() - started
+    assert response.status_code == 200 and elapsed < 1.0
+    assert response.json() == {"received": True, "payload_id": payload_id(body), "duplicate": False}
+    summary = await processed(channel.temporal, body, task_queue=settings.temporal_task_queue)
+    assert (summary.items, summary.applied, summary.events) == (1, 1, 2)
+    (stored,) = await rows(settings, RawInbound)
+    assert (stored.id, stored.body) == (payload_id(body), body.decode())
+    assert stored.processed_at is not None and stored.processed_at >= stored.received_at
+
+
+async def test_duplicate_delivery_changes_nothing(channel, app_client, tenant, settings):
+    await provision_fixture_number(app_client, tenant)
+    await add_outbound(settings, tenant, "wamid.out01")
+    await channel.deliver(raw("batch"))
+    before = (
+        [m.id for m in await messages(settings, tenant.id)],
+        [e.id for e in await events(settings, tenant.id)],
+    )
+
+    response = await post_webhook(app_client, raw("batch"))
+
+    assert response.status_code == 200 and response.json()["duplicate"] is True
+    after = (
+        [m.id for m in await messages(settings, tenant.id)],
+        [e.id for e in await events(settings, tenant.id)],
+    )
+    assert after == before
+    assert len(await rows(settings, RawInbound)) == 1
+
+
+async def test_payload_is_kept_when_temporal_is_down_and_swept_later(
+    database_url, app_client, tenant, worker, settings, temporal_env
+):
+    await provision_fixture_number(app_client, tenant)
+    down = make_settings(
+        database_url, f"127.0.0.1:{free_port()}", temporal_task_queue=settings.temporal_task_queue
+    )
+    app = create_app(down)
+    body = raw("text")
+    async with app.router.lifespan_context(app):
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
+            started = time.perf_counter()
+            response = await post_webhook(client, body)
+            elapsed = time.perf_counter() - started
+    assert response.status_code == 200 and elapsed < 4.0
+    (stored,) = await rows(settings, RawInbound)
+    assert stored.processed_at is None
+    assert await messages(settings, tenant.id) == []
+
+    engine = create_engine(settings.database_url)
+    deps = build_deps(temporal_env.client, settings, engine)
+    sweeper = RetentionActivities(deps)
+    later = HousekeepingInput(now=utcnow().replace(year=utcnow().year + 1))
+    try:
+        first = await sweeper.sweep_raw_inbound(later)
+        summary = await processed(temporal_env.client, body, task_queue=settings.temporal_task_queue)
+        second = await sweeper.sweep_raw_inbound(later)
+    finally:
+        await close_deps(deps)
+        await engine.dispose()
+    assert (first.started, first.failed) == (1, 0)
+    assert summary.applied == 1 and len(await messages(settings, tenant.id)) == 1
+    (stored,) = await rows(settings, RawInbound)
+    assert stored.processed_at is not None
+    assert (second.started, second.already_done) == (0, 0)
