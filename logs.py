@@ -14,14 +14,25 @@ import sys
 from datetime import UTC, datetime
 
 _SECRET_PATTERNS = re.compile(
-    r"(gsk_(?:live|test)_[A-Za-z0-9_-]{6})[A-Za-z0-9_-]*|(whsec_)[A-Za-z0-9_-]+|(Bearer )[A-Za-z0-9._~+/=-]+"
+    r"(gsk_(?:live|test)_[A-Za-z0-9_-]{6})[A-Za-z0-9_-]*|(whsec_)[A-Za-z0-9_-]+"
+    r"|((?:Bearer|Basic) )[A-Za-z0-9._~+/=-]+|(eyJ)[A-Za-z0-9_-]{8,}\.[A-Za-z0-9._-]+|(EAA)[A-Za-z0-9]{16,}"
 )
 _STANDARD = set(vars(logging.makeLogRecord({})).keys()) | {"message", "asctime"}
 
 
 def redact(text: str) -> str:
     """Mask secrets in free text."""
-    return _SECRET_PATTERNS.sub(lambda m: (m.group(1) or m.group(2) or m.group(3)) + "***", text)
+    return _SECRET_PATTERNS.sub(lambda m: next(g for g in m.groups() if g) + "***", text)
+
+
+def _redact_value(value: object) -> object:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: _redact_value(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redact_value(v) for v in value]
+    return value
 
 
 class JsonFormatter(logging.Formatter):
@@ -36,7 +47,7 @@ class JsonFormatter(logging.Formatter):
         }
         for key, value in vars(record).items():
             if key not in _STANDARD and not key.startswith("_"):
-                payload[key] = redact(value) if isinstance(value, str) else value
+                payload[key] = _redact_value(value)
         if record.exc_info:
             payload["exc"] = redact(self.formatException(record.exc_info))
         return json.dumps(payload, default=str)

@@ -34,7 +34,7 @@ async def dispatch_events(client: Client, *, task_queue: str, event_ids: Iterabl
                 event_id,
                 id=dispatch_workflow_id(event_id),
                 task_queue=task_queue,
-                id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+                id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
                 id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
             )
         except WorkflowAlreadyStartedError:

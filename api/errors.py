@@ -51,7 +51,9 @@ def validation_error_response(exc: RequestValidationError) -> JSONResponse:
         )
     field = _field_path(tuple(first.get("loc", ())))
     details: dict[str, Any] = {"field": field, "reason": first.get("msg", "invalid value")}
-    if "input" in first and isinstance(first["input"], str | int | float | bool):
+    # Never echo what may be a secret (tokens, keys, passwords) back in an error.
+    secretish = any(word in field.lower() for word in ("token", "secret", "key", "password"))
+    if "input" in first and isinstance(first["input"], str | int | float | bool) and not secretish:
         details["value"] = first["input"]
     return JSONResponse(
         error_body(400, f"{field}: {first.get('msg', 'invalid value')}", code="VALIDATION_FAILED", details=details),

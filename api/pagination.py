@@ -12,6 +12,8 @@ from domain.errors import ValidationFailed
 T = TypeVar("T")
 
 MAX_PER_PAGE = 100
+# Deep offsets are slow and overflow OFFSET; filters (since/until) reach old rows.
+MAX_PAGE = 10_000
 
 
 class Page(BaseModel, Generic[T]):
@@ -32,8 +34,10 @@ def page_params(
     per_page: Annotated[int, Query(description="items per page, at most 100")] = 20,
 ) -> PageParams:
     """page >= 1 and 1 <= per_page <= 100, else 400."""
-    if page < 1:
-        raise ValidationFailed("page must be 1 or more", code="VALIDATION_FAILED", details={"field": "page", "value": page})
+    if page < 1 or page > MAX_PAGE:
+        raise ValidationFailed(
+            f"page must be between 1 and {MAX_PAGE}", code="VALIDATION_FAILED", details={"field": "page", "value": page}
+        )
     if per_page < 1 or per_page > MAX_PER_PAGE:
         raise ValidationFailed(
             f"per_page must be between 1 and {MAX_PER_PAGE}",

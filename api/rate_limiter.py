@@ -6,7 +6,9 @@ requests from the lease in memory. Leases are taken atomically and never past
 the limit, so all processes together never admit more than the limit; what a
 process leased but did not use in a window is lost to that window (at most one
 chunk per process), so a busy fleet may admit slightly fewer. Small limits
-lease one slot at a time and are exact.
+lease one slot at a time and are exact. Once a window is full, a process
+refuses the rest of that window from memory (counts only grow within a window),
+so a storm of refused requests costs no database writes.
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ class _Lease:
     bucket: str = ""
     available: int = 0
     shared_count: int = 0
+    # The shared window is full: counts only grow within a window, so every
+    # further request in it is refused without a database round trip.
+    exhausted: bool = False
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
@@ -77,16 +82,19 @@ class RateLimiter:
         if lease.bucket == bucket and lease.available > 0:
             lease.available -= 1
             return lease
+        if lease.bucket == bucket and lease.exhausted:
+            return None
         async with lease.lock:
             if lease.bucket != bucket:
-                lease.bucket, lease.available, lease.shared_count = bucket, 0, 0
-            if lease.available == 0:
+                lease.bucket, lease.available, lease.shared_count, lease.exhausted = bucket, 0, 0, False
+            if lease.available == 0 and not lease.exhausted:
                 async with self._engine.begin() as conn:
                     granted, count = await rate_limits.lease(
                         conn, bucket, want=max(1, limit // share), limit=limit, expires_at=expires_at
                     )
                 lease.available += granted
                 lease.shared_count = count
+                lease.exhausted = granted == 0
             if lease.available == 0:
                 return None
             lease.available -= 1
@@ -100,6 +108,6 @@ class RateLimiter:
                 self._leases.popitem(last=False)
         elif lease.bucket != bucket and not lease.lock.locked():
             # A new window: the old window's unused lease is worth nothing now.
-            lease.bucket, lease.available, lease.shared_count = bucket, 0, 0
+            lease.bucket, lease.available, lease.shared_count, lease.exhausted = bucket, 0, 0, False
         self._leases.move_to_end(slot)
         return lease

@@ -20,12 +20,14 @@ from datetime import timedelta
 from typing import Any
 
 from fastapi.responses import JSONResponse
-from temporalio.common import WorkflowIDReusePolicy
+from temporalio.client import WorkflowFailureError
+from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+from temporalio.service import RPCError
 
 from activities.send_input import send_input_for, tier_rates
 from api.principal import Principal
 from api.state import AppState
-from domain.errors import Forbidden, MissingRequiredField, RateLimited, ServiceError
+from domain.errors import Forbidden, InternalFailure, MissingRequiredField, RateLimited, ServiceError
 from domain.phone import canonical_phone
 from domain.send_payload import (
     MEDIA_TYPES,
@@ -49,7 +51,9 @@ from workflows.send_message import SendMessageWorkflow, workflow_id
 log = logging.getLogger("switchboard.sending")
 
 # While a send workflow owns an idempotency key, nobody may take it over.
-WORKFLOW_LOCK = timedelta(days=2)
+WORKFLOW_LOCK = timedelta(days=3)
+# A workflow start that takes longer than this means Temporal is unreachable.
+START_TIMEOUT_SECONDS = 5.0
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,14 @@ class SendContext:
     request_path: str = "/v1/messages"
     # Set by the inbox reply; otherwise found from the number and the recipient.
     conversation_id: str | None = None
+    # The logged-in inbox agent who wrote a HUMAN_PORTAL reply.
+    sent_by: str | None = None
+
+
+def business_phone(phone: PhoneNumber) -> str | None:
+    """The business number in canonical digits (the `from` of outbound messages)."""
+    digits = "".join(ch for ch in phone.display_phone_number if ch.isdigit())
+    return canonical_phone(digits) if digits else None
 
 
 def content_summary(send: SendRequest, rendered_body: str | None) -> str | None:
@@ -100,10 +112,14 @@ async def submit(state: AppState, who: Principal, raw: Any, ctx: SendContext) ->
     send = parse_send_request(raw)
     if ctx.require_to and send.to is None:
         raise MissingRequiredField("to", "to is required here: media uploads cannot be addressed by BSUID")
+    if who.is_sandbox:
+        # Sandbox sends pass exactly the checks a live send passes, then stop.
+        async with state.sessions() as session:
+            phone = await messages.phone_for_send(session, who.tenant_id, send.phone_number_id)
+            await _prechecks(session, send, phone, tenant_id=who.tenant_id)
+        return _sandbox(send)
     async with state.sessions() as session:
         phone = await messages.phone_for_send(session, who.tenant_id, send.phone_number_id)
-    if who.is_sandbox:
-        return _sandbox(send)
     key = ctx.idempotency_key
     if key is not None:
         fingerprint = idempotency.fingerprint("POST", ctx.request_path, raw)
@@ -137,19 +153,28 @@ def _sandbox(send: SendRequest) -> JSONResponse:
     return JSONResponse(body, status_code=201)
 
 
+async def _prechecks(session: Any, send: SendRequest, phone: PhoneNumber, *, tenant_id: str) -> str | None:
+    """The rules checked before anything is stored (sandbox and live alike); the rendered template body."""
+    if await messages.sending_paused(session, phone):
+        raise Forbidden("sending is paused for this phone number's customer", code="customer_sending_disabled")
+    if send.type != "template" or send.template is None:
+        return None
+    name, language = send.template.name, send.template.language.code
+    template_row = await messages.find_template(session, waba_id=phone.waba_id, name=name, language=language)
+    if template_row is None and await messages.template_elsewhere(
+        session, tenant_id=tenant_id, name=name, language=language, not_waba_id=phone.waba_id
+    ):
+        raise Forbidden(
+            f"template {name} ({language}) belongs to another WABA than this phone number's",
+            code="TEMPLATE_NOT_IN_WABA", details={"field": "template.name"},
+        )
+    return _template_render(send, template_row)
+
+
 async def _persist(state: AppState, who: Principal, send: SendRequest, phone: PhoneNumber, ctx: SendContext) -> SendInput:
     settings = state.settings
     async with unit_of_work(state.sessions) as session:
-        if await messages.sending_paused(session, phone):
-            raise Forbidden(
-                "sending is paused for this phone number's customer", code="customer_sending_disabled"
-            )
-        template_row = None
-        if send.type == "template" and send.template is not None:
-            template_row = await messages.find_template(
-                session, waba_id=phone.waba_id, name=send.template.name, language=send.template.language.code
-            )
-        rendered = _template_render(send, template_row)
+        rendered = await _prechecks(session, send, phone, tenant_id=who.tenant_id)
         if await messages.queued_count(session, phone.phone_number_id) >= settings.send_queue_limit:
             raise RateLimited(
                 f"more than {settings.send_queue_limit} messages are waiting on this phone number",
@@ -164,6 +189,7 @@ async def _persist(state: AppState, who: Principal, send: SendRequest, phone: Ph
         message = Message(
             id=new_id("msg", at=now), tenant_id=who.tenant_id, phone_number_id=phone.phone_number_id,
             direction="outbound", message_type=send.type, status=messages.QUEUED, to_phone=to_phone,
+            from_phone=business_phone(phone), sent_by=ctx.sent_by,
             recipient_bsuid=send.recipient if to_phone is None else None,
             contact_id=conversation.contact_id if conversation else None,
             conversation_id=conversation.id if conversation else None, source=ctx.source,
@@ -180,22 +206,38 @@ async def _persist(state: AppState, who: Principal, send: SendRequest, phone: Ph
 
 
 async def start_send(state: AppState, request: SendInput) -> Any:
-    """Start (or attach to) the message's send workflow."""
-    return await state.temporal.start_workflow(
-        SendMessageWorkflow.run, request, id=workflow_id(request.message_id),
-        task_queue=state.settings.temporal_task_queue, id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+    """Start (or attach to) the message's send workflow, and note that it exists."""
+    handle = await asyncio.wait_for(
+        state.temporal.start_workflow(
+            SendMessageWorkflow.run, request, id=workflow_id(request.message_id),
+            task_queue=state.settings.temporal_task_queue,
+            id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        ),
+        timeout=START_TIMEOUT_SECONDS,
     )
+    async with unit_of_work(state.sessions) as session:
+        await messages.mark_workflow_started(session, request.message_id, at=utcnow())
+    return handle
 
 
 async def _run(state: AppState, request: SendInput) -> JSONResponse:
     try:
         handle = await start_send(state, request)
+    except (TimeoutError, RPCError):
+        # Temporal is unreachable: the message stays queued and the sweeper starts it later.
+        log.warning("send workflow not started; left queued", extra={"message_id": request.message_id})
+        return await _accepted(state, request.message_id)
+    try:
         result: SendResult = await asyncio.wait_for(handle.result(), timeout=state.settings.send_wait_seconds)
-    except TimeoutError:
+    except (TimeoutError, RPCError):
         return await _accepted(state, request.message_id)
-    except Exception:  # noqa: BLE001 - Temporal unreachable: the queued-send sweeper starts it later
-        log.warning("send workflow not started; left queued", extra={"message_id": request.message_id}, exc_info=True)
-        return await _accepted(state, request.message_id)
+    except WorkflowFailureError as exc:
+        log.error("send workflow failed", extra={"message_id": request.message_id}, exc_info=exc)
+        raise InternalFailure(
+            "the send failed inside the service; it is recorded and will be retried",
+            details={"message_id": request.message_id},
+        ) from exc
     return _json(result)
 
 

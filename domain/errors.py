@@ -116,6 +116,12 @@ class RateLimited(ServiceError):
         self.retry_after_seconds = retry_after_seconds
 
 
+class InternalFailure(ServiceError):
+    """500: the service failed; the body still has the spec's shape, never a trace."""
+
+    status_code = 500
+
+
 class UpstreamUnavailable(ServiceError):
     """502/503/504: the channel could not be reached or is failing."""
 

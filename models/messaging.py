@@ -106,6 +106,11 @@ class Message(SQLModel, table=True):
     last_retry_requested_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
     # The Idempotency-Key of the send that created it (so a resumed send completes it).
     idempotency_key: str | None = None
+    # The inbox agent who wrote a HUMAN_PORTAL reply.
+    sent_by: str | None = None
+    # Set once the send workflow is known to exist; the sweeper resumes queued
+    # messages without it.
+    workflow_started_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
 
 
 class Template(SQLModel, table=True):

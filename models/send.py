@@ -6,6 +6,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
+SEND_WORKFLOW = "SendMessage"
+
+
+def send_workflow_id(message_id: str) -> str:
+    """The one workflow id a message's send may ever run under."""
+    return f"send-{message_id}"
+
 
 class SendInput(BaseModel):
     """What the send workflow needs; built by the API from the validated request."""

@@ -24,10 +24,13 @@ def create_engine(database_url: str, *, pool_size: int = 10) -> AsyncEngine:
     if url.get_backend_name() == "sqlite":
         if url.database and url.database != ":memory:":
             os.makedirs(os.path.dirname(os.path.abspath(url.database)), exist_ok=True)
-        engine = create_async_engine(url, connect_args={"timeout": 30})
+        # hide_parameters: SQL errors in logs never carry message bodies, phones or tokens.
+        engine = create_async_engine(url, connect_args={"timeout": 30}, hide_parameters=True)
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return engine
-    return create_async_engine(url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True)
+    return create_async_engine(
+        url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True, hide_parameters=True
+    )
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -75,14 +75,17 @@ async def claim(session: AsyncSession, *, tenant_id: str, key: str, fingerprint:
         )
     ).scalar_one()
     expired = row.expires_at <= now
+    held = row.state == "in_progress" and row.locked_until > now
+    if (held or not expired) and row.fingerprint != fingerprint:
+        raise Unprocessable(
+            "this Idempotency-Key was used with a different request body",
+            code="idempotency_key_reused", details={"field": "Idempotency-Key"},
+        )
     if row.state == "completed" and not expired:
-        if row.fingerprint != fingerprint:
-            raise Unprocessable(
-                "this Idempotency-Key was used with a different request body",
-                code="idempotency_key_reused", details={"field": "Idempotency-Key"},
-            )
         return Claim(replay_status=row.response_status, replay_body=row.response_body)
-    if row.state == "in_progress" and row.locked_until > now and not expired:
+    if held:
+        # Whoever holds the lock (a request, or the send workflow it started) owns the key,
+        # however old the record is.
         raise _in_progress()
     # Expired record or stale lock: take it over only if nobody else just did.
     taken = await session.execute(
@@ -99,9 +102,11 @@ async def claim(session: AsyncSession, *, tenant_id: str, key: str, fingerprint:
 
 
 async def hold(session: AsyncSession, *, tenant_id: str, key: str, until: datetime) -> None:
-    """Extend the lock while durable work (a send workflow) owns the outcome."""
+    """Extend the lock (and the record) while durable work (a send workflow) owns the outcome."""
     await session.execute(
-        update(_table).where(_table.c.tenant_id == tenant_id, _table.c.key == key).values(locked_until=until)
+        update(_table)
+        .where(_table.c.tenant_id == tenant_id, _table.c.key == key)
+        .values(locked_until=until, expires_at=until)
     )
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
 from sqlalchemy import func, or_, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -58,6 +57,17 @@ async def find_template(session: AsyncSession, *, waba_id: str, name: str, langu
     """The stored template of this WABA, name and language, if synced or created here."""
     stmt = select(Template).where(Template.waba_id == waba_id, Template.name == name, Template.language == language)
     return (await session.execute(stmt)).scalars().first()
+
+
+async def template_elsewhere(
+    session: AsyncSession, *, tenant_id: str, name: str, language: str, not_waba_id: str
+) -> bool:
+    """Whether the tenant has this template under another of its WABAs."""
+    stmt = select(Template.id).where(
+        Template.tenant_id == tenant_id, Template.name == name, Template.language == language,
+        Template.waba_id != not_waba_id,
+    )
+    return (await session.execute(stmt.limit(1))).first() is not None
 
 
 async def queued_count(session: AsyncSession, phone_number_id: str) -> int:
@@ -128,11 +138,27 @@ async def claim_retry(session: AsyncSession, message_id: str, *, now: datetime, 
     return result.first() is not None
 
 
-async def set_outcome(session: AsyncSession, message_id: str, **values: Any) -> Message:
-    """Update a message's delivery fields and return it."""
-    message = await session.get(Message, message_id, populate_existing=True)
-    assert message is not None, message_id
-    for field, value in values.items():
-        setattr(message, field, value)
-    await session.flush()
-    return message
+async def release_retry(session: AsyncSession, message_id: str) -> None:
+    """Forget a retry request that was refused, so a corrected one may follow at once."""
+    await session.execute(update(_messages).where(_messages.c.id == message_id).values(last_retry_requested_at=None))
+
+
+async def mark_workflow_started(session: AsyncSession, message_id: str, *, at: datetime) -> None:
+    """Note that a message's send workflow exists (the sweeper skips such messages)."""
+    await session.execute(
+        update(_messages)
+        .where(_messages.c.id == message_id, _messages.c.workflow_started_at.is_(None))
+        .values(workflow_started_at=at)
+    )
+
+
+async def stale_unstarted(session: AsyncSession, *, older_than: datetime, limit: int) -> list[tuple[Message, PhoneNumber]]:
+    """Queued messages whose send workflow was never seen to start, oldest first."""
+    stmt = (
+        select(Message, PhoneNumber)
+        .join(PhoneNumber, PhoneNumber.phone_number_id == Message.phone_number_id)
+        .where(Message.status == QUEUED, Message.workflow_started_at.is_(None), Message.created_at < older_than)  # type: ignore[union-attr]
+        .order_by(Message.created_at)
+        .limit(limit)
+    )
+    return [(row[0], row[1]) for row in (await session.execute(stmt)).all()]

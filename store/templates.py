@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from sqlalchemy import Select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import select
 
@@ -35,9 +36,8 @@ async def upsert_template(
     return row
 
 
-async def list_templates(session: AsyncSession, *, tenant_id: str, waba_id: str) -> list[Template]:
-    """The stored templates of one of the tenant's WABAs."""
-    stmt = select(Template).where(Template.tenant_id == tenant_id, Template.waba_id == waba_id).order_by(
+def templates_of(*, tenant_id: str, waba_id: str) -> Select[tuple[Template]]:
+    """The stored templates of one of the tenant's WABAs, by name and language."""
+    return select(Template).where(Template.tenant_id == tenant_id, Template.waba_id == waba_id).order_by(
         Template.name, Template.language
     )
-    return list((await session.execute(stmt)).scalars().all())

@@ -25,6 +25,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.sends import SendRecordActivities
     from domain.send_payload.cloud_body import with_media_body
     from models.send import (
+        SEND_WORKFLOW,
         MediaPrepare,
         SendAttempt,
         SendAttemptResult,
@@ -33,15 +34,16 @@ with workflow.unsafe.imports_passed_through():
         SendResult,
         SlotRequest,
         UpstreamFailureInfo,
+        send_workflow_id,
     )
 
 
 def workflow_id(message_id: str) -> str:
     """The one workflow id a message's send may run under."""
-    return f"send-{message_id}"
+    return send_workflow_id(message_id)
 
 
-@workflow.defn(name="SendMessage")
+@workflow.defn(name=SEND_WORKFLOW)
 class SendMessageWorkflow:
     """Sends one message and records its outcome."""
 

@@ -23,6 +23,7 @@ from models.tenancy_api import (
     WabaPublic,
 )
 from store import provisioning, tenancy
+from store.database import unit_of_work
 
 router = APIRouter(prefix="/v1/admin", tags=["operator"], route_class=JsonRoute)
 
@@ -53,10 +54,11 @@ async def create_api_key(tenant_id: str, body: ApiKeyCreate, _: Operator, sessio
 
 
 @router.delete("/api-keys/{key_id}")
-async def revoke_api_key(key_id: str, _: Operator, session: Session, state: State) -> ApiKeyRevoked:
+async def revoke_api_key(key_id: str, _: Operator, state: State) -> ApiKeyRevoked:
     """Revoke a key; later use answers 401 EXPIRED_API_KEY."""
-    key = await tenancy.revoke_key(session, key_id, at=utcnow())
-    await session.flush()
+    async with unit_of_work(state.sessions) as session:
+        key = await tenancy.revoke_key(session, key_id, at=utcnow())
+    # Forgotten after the commit, so no request in between can cache the key as valid again.
     state.keys.forget(key.key_hash)
     assert key.revoked_at is not None
     return ApiKeyRevoked(id=key.id, revoked=True, revoked_at=iso_millis(key.revoked_at))

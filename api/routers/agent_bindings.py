@@ -48,7 +48,7 @@ async def _public(
 
 
 @router.post("/agent-bindings", status_code=status.HTTP_201_CREATED)
-async def create_binding(body: BindingCreate, who: Caller, session: Session, state: State) -> BindingPublic:
+async def create_binding(body: BindingCreate, who: OwnerOrAdmin, session: Session, state: State) -> BindingPublic:
     """Deploy a version to the tenant, a customer (customer_id) or a phone number (phone_number_id)."""
     binding = await store.create_binding(
         session,
@@ -101,7 +101,7 @@ async def get_binding(binding_id: str, who: Caller, session: Session, state: Sta
 
 @router.patch("/agent-bindings/{binding_id}")
 async def update_binding(
-    binding_id: str, body: BindingUpdate, who: Caller, session: Session, state: State
+    binding_id: str, body: BindingUpdate, who: OwnerOrAdmin, session: Session, state: State
 ) -> BindingPublic:
     """Change the deployed version, params (replaced whole), reglas (replaced whole), enabled, name or base_url."""
     changes = body.model_dump(exclude_unset=True)
@@ -112,7 +112,7 @@ async def update_binding(
 
 
 @router.delete("/agent-bindings/{binding_id}")
-async def delete_binding(binding_id: str, who: Caller, session: Session) -> Deleted:
+async def delete_binding(binding_id: str, who: OwnerOrAdmin, session: Session) -> Deleted:
     """Delete a binding and its secrets."""
     await store.delete_binding(session, who.tenant_id, binding_id)
     return Deleted(id=binding_id)

@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter, Query, status
 
-from api.deps import Caller, Session
+from api.deps import Caller, OwnerOrAdmin, Session
 from api.pagination import Paging, envelope
 from api.routing import JsonRoute
 from domain.tools import validate_declaration
@@ -17,7 +17,7 @@ router = APIRouter(prefix="/v1/agent-tools", tags=["agent tools"], route_class=J
 
 
 @router.post("", status_code=status.HTTP_201_CREATED)
-async def create_tool(body: ToolCreate, who: Caller, session: Session) -> ToolPublic:
+async def create_tool(body: ToolCreate, who: OwnerOrAdmin, session: Session) -> ToolPublic:
     """Declare a tool; the declaration is validated and stored normalized; 409 when the slug is taken."""
     tool = await store.create_tool(
         session,
@@ -64,7 +64,7 @@ async def list_tool_records(slug: str, who: Caller, session: Session, paging: Pa
 
 
 @router.patch("/{slug}")
-async def update_tool(slug: str, body: ToolUpdate, who: Caller, session: Session) -> ToolPublic:
+async def update_tool(slug: str, body: ToolUpdate, who: OwnerOrAdmin, session: Session) -> ToolPublic:
     """Edit a tool: a new immutable record with the same slug becomes current; the old one stays readable."""
     changes = body.model_dump(exclude_unset=True)
     if "declaration" in changes:
@@ -73,7 +73,7 @@ async def update_tool(slug: str, body: ToolUpdate, who: Caller, session: Session
 
 
 @router.delete("/{slug}")
-async def delete_tool(slug: str, who: Caller, session: Session) -> ToolDeleted:
+async def delete_tool(slug: str, who: OwnerOrAdmin, session: Session) -> ToolDeleted:
     """Delete every record of a tool; 409 while any agent version references the slug."""
     await store.delete_tool(session, who.tenant_id, slug)
     return ToolDeleted(slug=slug)

@@ -62,6 +62,7 @@ async def reply(
         payload["recipient"] = conversation.contact_bsuid
     ctx = sending.SendContext(
         source=source, idempotency_key=idempotency_key, conversation_id=conversation.id,
+        sent_by=body.get("agent_id") if source == HUMAN_PORTAL else None,
         request_path=f"/v1/inbox-embed/conversations/{id}/messages",
     )
     return await sending.submit(state, who, payload, ctx)

@@ -13,6 +13,7 @@ from api.deps import Caller, State
 from api.upstream import raise_for_upstream, upstream_call
 from domain.errors import ValidationFailed
 from domain.media import check_media, max_bytes, media_kind_for
+from models.base import new_id
 from models.messaging import MediaAsset
 from store import messages
 from store.database import unit_of_work
@@ -66,9 +67,15 @@ async def upload_media(
 ) -> dict[str, Any]:
     """Upload a file once; the returned id can be sent many times (the upstream keeps it 30 days)."""
     if who.is_sandbox:
+        # Same checks as live (phone ownership, type, size), then nothing is uploaded.
         async with state.sessions() as session:
             await messages.phone_for_send(session, who.tenant_id, phone_number_id)
-        return {"id": "sandbox-media", "sandbox": True}
+        kind = media_kind_for(type)
+        if kind is None:
+            raise ValidationFailed(f"{type} is not a media type the channel accepts", code="UNSUPPORTED_MEDIA_TYPE",
+                                   details={"field": "type", "value": type})
+        check_media(kind, type, len(await _read_capped(file, max_bytes(kind))))
+        return {"id": f"sandbox-media-{new_id('x')[2:]}", "sandbox": True}
     return {"id": await upload_to_channel(state, who, phone_number_id, file, type)}
 
 
@@ -96,7 +103,9 @@ async def upload_and_send(
     body = {"phone_number_id": phone_number_id, "to": to, "type": kind, kind: media}
     # Validate the send (addressing, phone ownership) before spending an upload.
     sending.parse_send_request(body)
-    if not who.is_sandbox:
+    if who.is_sandbox:
+        check_media(kind, type, len(await _read_capped(file, max_bytes(kind))))
+    else:
         media["id"] = await upload_to_channel(state, who, phone_number_id, file, type)
     ctx = sending.SendContext(idempotency_key=idempotency_key, require_to=True,
                               request_path="/v1/messages/upload-media")

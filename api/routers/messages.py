@@ -13,7 +13,7 @@ from api.deps import Caller, Session, State
 from api.pagination import Paging, envelope
 from api.routing import JsonRoute
 from api.upstream import mark_read_upstream
-from domain.errors import MissingRequiredField, RateLimited, ValidationFailed
+from domain.errors import MissingRequiredField, RateLimited, ServiceError, ValidationFailed
 from domain.message_status import can_retry
 from models.base import utcnow
 from models.messages_api import MessagePublic
@@ -130,4 +130,10 @@ async def retry_message(message_id: str, state: State, who: Caller) -> JSONRespo
             "this message was retried less than 5 minutes ago", retry_after_seconds=300, code="too_many_requests"
         )
     ctx = sending.SendContext(retry_of_message_id=original.id, source=original.source)
-    return await sending.submit(state, who, original.payload, ctx)
+    try:
+        return await sending.submit(state, who, original.payload, ctx)
+    except ServiceError:
+        # A refused retry (paused customer, full queue, ...) does not use up the 5-minute guard.
+        async with unit_of_work(state.sessions) as session:
+            await messages.release_retry(session, original.id)
+        raise

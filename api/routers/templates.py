@@ -7,7 +7,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body
 from pydantic import BaseModel
 
-from api.deps import Caller, State
+from api.deps import Caller, Session, State
+from api.pagination import Paging, envelope
 from api.routing import JsonRoute
 from api.upstream import raise_for_upstream, upstream_call_waba
 from domain.templates import (
@@ -16,10 +17,11 @@ from domain.templates import (
     parse_upstream_template,
     validate_template_definition,
 )
-from models.base import iso_millis
+from models.base import iso_millis, new_id, utcnow
 from models.messaging import Template
 from store import templates, tenancy
 from store.database import unit_of_work
+from store.pagination import paginate
 
 router = APIRouter(prefix="/v1/wabas/{waba_id}/templates", tags=["templates"], route_class=JsonRoute)
 
@@ -54,6 +56,8 @@ async def create_template(waba_id: str, state: State, who: Caller, body: Annotat
     definition = validate_template_definition(body)
     async with state.sessions() as session:
         waba = await tenancy.get_waba_for_tenant(session, who.tenant_id, waba_id)
+    if who.is_sandbox:
+        return _sandbox_template(waba_id, definition)
     response = await upstream_call_waba(
         state, waba, "POST", f"{waba_id}/message_templates", json=cloud_template_create_body(definition)
     )
@@ -75,6 +79,8 @@ async def sync_templates(waba_id: str, state: State, who: Caller) -> dict[str, A
     """Pull every template of the WABA from the upstream, persisting status and parameter_format."""
     async with state.sessions() as session:
         waba = await tenancy.get_waba_for_tenant(session, who.tenant_id, waba_id)
+    if who.is_sandbox:
+        return {"synced": 0, "data": [], "sandbox": True}
     entries: list[dict[str, Any]] = []
     params: dict[str, Any] = {"limit": 100}
     for _ in range(MAX_SYNC_PAGES):
@@ -97,10 +103,22 @@ async def sync_templates(waba_id: str, state: State, who: Caller) -> dict[str, A
 
 
 @router.get("")
-async def list_templates(waba_id: str, state: State, who: Caller) -> dict[str, Any]:
-    """The templates stored for this WABA."""
-    async with state.sessions() as session:
-        await tenancy.get_waba_for_tenant(session, who.tenant_id, waba_id)
-        rows = await templates.list_templates(session, tenant_id=who.tenant_id, waba_id=waba_id)
-    data = [TemplatePublic.of(r).model_dump() for r in rows]
-    return {"data": data, "page": 1, "per_page": max(len(data), 1), "total": len(data), "has_more": False}
+async def list_templates(waba_id: str, who: Caller, session: Session, paging: Paging) -> dict[str, Any]:
+    """The templates stored for this WABA (list envelope)."""
+    await tenancy.get_waba_for_tenant(session, who.tenant_id, waba_id)
+    rows, total = await paginate(
+        session, templates.templates_of(tenant_id=who.tenant_id, waba_id=waba_id),
+        page=paging.page, per_page=paging.per_page,
+    )
+    return envelope([TemplatePublic.of(r) for r in rows], paging=paging, total=total)
+
+
+def _sandbox_template(waba_id: str, definition: Any) -> TemplatePublic:
+    """A sandbox key's answer: validated like a live create, nothing sent or stored."""
+    now = utcnow()
+    return TemplatePublic(
+        id=f"sandbox-{new_id('x', at=now)[2:]}", waba_id=waba_id, upstream_id=None, name=definition.name,
+        language=definition.language, category=definition.category, status="PENDING",
+        parameter_format=definition.parameter_format, components=definition.components,
+        updated_at=iso_millis(now),
+    )

@@ -110,6 +110,8 @@ def upgrade() -> None:
     sa.Column('status_updated_at', models.base.UTCDateTime(timezone=True), nullable=False),
     sa.Column('last_retry_requested_at', models.base.UTCDateTime(timezone=True), nullable=True),
     sa.Column('idempotency_key', sqlmodel.sql.sqltypes.AutoString(), nullable=True),
+    sa.Column('sent_by', sqlmodel.sql.sqltypes.AutoString(), nullable=True),
+    sa.Column('workflow_started_at', models.base.UTCDateTime(timezone=True), nullable=True),
     sa.ForeignKeyConstraint(['tenant_id'], ['tenants.id'], name=op.f('fk_messages_tenant_id_tenants')),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_messages')),
     sa.UniqueConstraint('phone_number_id', 'wa_message_id', 'direction', name='uq_messages_wamid')

@@ -86,3 +86,19 @@ def test_fingerprint_ignores_key_order():
     assert idempotency.fingerprint("post", "/v1/messages", {"a": 1, "b": 2}) == idempotency.fingerprint(
         "POST", "/v1/messages", {"b": 2, "a": 1}
     )
+
+
+async def test_other_body_while_in_flight_is_422(sessions):
+    await _claim(sessions)
+    with pytest.raises(Unprocessable):
+        await _claim(sessions, fp="other")
+
+
+async def test_a_held_key_is_never_taken_over_even_past_its_lifetime(sessions):
+    start = utcnow()
+    await _claim(sessions, now=start)
+    async with unit_of_work(sessions) as session:
+        await idempotency.hold(session, tenant_id="ten_a", key="k1", until=start + timedelta(days=3))
+    much_later = start + idempotency.RECORD_LIFETIME + timedelta(hours=1)
+    with pytest.raises(Conflict):
+        await _claim(sessions, now=much_later)

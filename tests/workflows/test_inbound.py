@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 import time
 from datetime import UTC, datetime, timedelta
@@ -30,7 +29,6 @@ from tests.support.inbound import (
     status_payload,
 )
 from workflows.inbound import ProcessInboundWorkflow
-from workflows.registry import WORKFLOWS
 from workflows.retention import InboundHousekeepingWorkflow
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
@@ -149,16 +147,6 @@ async def test_worker_registers_the_housekeeping_schedule(settings, temporal_env
         await temporal_env.client.get_schedule_handle(f"{settings.temporal_task_queue}-{suffix}").delete()
 
 
-def _dispatch_registered() -> bool:
-    if importlib.util.find_spec("workflows.event_dispatch") is None:
-        return False
-    names = {getattr(w, "__temporal_workflow_definition").name for w in WORKFLOWS}
-    return "DispatchEvent" in names
-
-
-@pytest.mark.skipif(
-    not _dispatch_registered(), reason="webhook delivery (workflows.event_dispatch) not registered"
-)
 async def test_inbound_message_reaches_the_tenant_webhook_signed(channel, app_client, tenant, settings):
     await provision_fixture_number(app_client, tenant)
     received: asyncio.Queue[tuple[bytes, dict[str, str]]] = asyncio.Queue()
@@ -175,9 +163,7 @@ async def test_inbound_message_reaches_the_tenant_webhook_signed(channel, app_cl
             json={"url": f"{base}/hook", "events": ["channel.message.received"]},
             headers=tenant.headers(),
         )
-        if created.status_code == 404:
-            pytest.skip("POST /v1/webhooks is not routed yet")
-        assert created.status_code in (200, 201), created.text
+        assert created.status_code == 201, created.text
         secret = created.json()["secret"]
         await channel.deliver(raw("text"))
         body, headers = await asyncio.wait_for(received.get(), timeout=20)

@@ -188,7 +188,10 @@ async def test_get_one_message_has_every_field(
         "text",
     )
     assert message["status"] == "sent" and message["wa_message_id"].startswith("wamid.")
-    assert (message["to_phone"], message["from_phone"]) == ("541123456789", None)
+    phone = (await app_client.get(f"/v1/phone-numbers/{tenant.phone_id}", headers=tenant.headers())).json()
+    business = "".join(ch for ch in phone["display_phone_number"] if ch.isdigit())
+    # Outbound messages come from the business number, in canonical digits.
+    assert (message["to_phone"], message["from_phone"]) == ("541123456789", business)
     assert message["created_at"] == sent.ar["created_at"]
     assert message["occurred_at"].endswith("Z") and message["created_at"].endswith("Z")
     assert message["retry_of_message_id"] is None

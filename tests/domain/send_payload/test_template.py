@@ -261,8 +261,8 @@ POSITIONAL_OK = [
 
 
 def test_variable_count_matches_positional() -> None:
-    check_variable_count(STORED_POSITIONAL, template_send({**BASE, "components": POSITIONAL_OK}))
-    check_variable_count(STORED_POSITIONAL, POSITIONAL_OK)
+    assert check_variable_count(STORED_POSITIONAL, template_send({**BASE, "components": POSITIONAL_OK})) is None
+    assert check_variable_count(STORED_POSITIONAL, POSITIONAL_OK) is None
 
 
 def test_variable_count_matches_named_in_any_order() -> None:
@@ -273,7 +273,7 @@ def test_variable_count_matches_named_in_any_order() -> None:
             "body_named_params": {"order_number": "1", "first_name": "Ana"},
         }
     )
-    check_variable_count(STORED_NAMED, send, parameter_format="NAMED")
+    assert check_variable_count(STORED_NAMED, send, parameter_format="NAMED") is None
 
 
 MISMATCHES: list[tuple[str, list[dict[str, Any]], list[dict[str, Any]], str, dict[str, Any]]] = [
@@ -405,7 +405,7 @@ def test_template_variables_in_order_distinct() -> None:
 
 @pytest.mark.parametrize("status", ["APPROVED", "approved"])
 def test_approved_template_is_sendable(status: str) -> None:
-    ensure_template_sendable(status, name="t", language="en")
+    assert ensure_template_sendable(status, name="t", language="en") is None
 
 
 @pytest.mark.parametrize("status", ["PENDING", "REJECTED", "PAUSED", "DISABLED", "IN_APPEAL", None])

@@ -29,7 +29,7 @@ SCHEMA: dict[str, Any] = {
     ],
 )
 def test_valid_input(arguments: dict[str, Any]) -> None:
-    validate_input(SCHEMA, arguments)
+    assert validate_input(SCHEMA, arguments) is None
 
 
 INVALID = [
