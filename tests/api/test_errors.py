@@ -110,3 +110,32 @@ async def test_unexpected_exception_is_500_body_with_logged_traceback(settings, 
     assert body["error"] == "Internal Server Error"
     assert "kaboom-internal-detail" in caplog.text
     assert "Traceback" in caplog.text or "RuntimeError" in caplog.text
+
+
+async def test_oversized_json_body_is_413_before_anything_runs(app_client: httpx.AsyncClient):
+    body = b'{"name": "' + b"x" * (1024 * 1024 + 10) + b'"}'
+    response = await app_client.post(
+        "/v1/admin/tenants", content=body, headers={**ADMIN, "Content-Type": "application/json"}
+    )
+    assert_error_body(response, 413)
+
+
+async def test_media_routes_take_large_bodies(app_client: httpx.AsyncClient, tenant: TenantFixture):
+    """A 2 MB upload passes the body limit (and is then judged by the media rules)."""
+    response = await app_client.post(
+        "/v1/media", data={"phone_number_id": tenant.phone_number_id, "type": "application/zip"},
+        files={"file": ("f.zip", b"x" * (2 * 1024 * 1024), "application/zip")}, headers=tenant.headers(),
+    )
+    assert response.status_code == 400
+    assert response.json()["code"] == "UNSUPPORTED_MEDIA_TYPE"
+
+
+async def test_oversized_chunked_body_is_413(app_client: httpx.AsyncClient):
+    async def chunks():
+        for _ in range(20):
+            yield b"x" * (64 * 1024)
+
+    response = await app_client.post(
+        "/v1/admin/tenants", content=chunks(), headers={**ADMIN, "Content-Type": "application/json"}
+    )
+    assert_error_body(response, 413)
