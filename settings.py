@@ -63,6 +63,8 @@ class Settings(BaseSettings):
     # How long POST /v1/messages waits for the upstream before answering 202
     # (the send workflow keeps going; the message is polled or its webhook awaited).
     send_wait_seconds: float = Field(default=20.0, ge=0, le=55)
+    # How long a send keeps retrying an unavailable upstream before it becomes failed_transient.
+    send_retry_window_seconds: int = Field(default=86_400, ge=10)
     # More queued sends than this on one phone number answers 429.
     send_queue_limit: int = Field(default=10_000, ge=1)
     # Messages per second per throughput tier (the upstream's published tiers).

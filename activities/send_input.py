@@ -19,7 +19,9 @@ def tier_rates(settings: Settings) -> TierRates:
     )
 
 
-def send_input_for(message: Message, send: SendRequest, phone: PhoneNumber, *, rates: TierRates) -> SendInput:
+def send_input_for(
+    message: Message, send: SendRequest, phone: PhoneNumber, *, rates: TierRates, retry_window_seconds: int
+) -> SendInput:
     """Everything the SendMessage workflow needs, from the message and its validated request."""
     media = getattr(send, send.type) if send.type in MEDIA_TYPES else None
     link = media.link if media is not None and media.link else None
@@ -29,4 +31,5 @@ def send_input_for(message: Message, send: SendRequest, phone: PhoneNumber, *, r
         alternate_to=alternate_form(message.to_phone) if message.to_phone else None,
         media_link=link, media_type=send.type if link else None,
         per_second=per_second(phone.throughput_tier, rates), idempotency_key=message.idempotency_key,
+        retry_window_seconds=retry_window_seconds,
     )

@@ -55,7 +55,10 @@ class SendSweeperActivities:
         rates = tier_rates(self._deps.settings)
         for message, phone in rows:
             try:
-                request = send_input_for(message, parse_send_request(message.payload), phone, rates=rates)
+                request = send_input_for(
+                    message, parse_send_request(message.payload), phone, rates=rates,
+                    retry_window_seconds=self._deps.settings.send_retry_window_seconds,
+                )
             except ServiceError:
                 # Stored requests were validated before storing; one that no longer parses is logged, not fatal.
                 log.error("queued message cannot be resumed", extra={"message_id": message.id})

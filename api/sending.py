@@ -202,7 +202,9 @@ async def _persist(state: AppState, who: Principal, send: SendRequest, phone: Ph
             await idempotency.hold(
                 session, tenant_id=who.tenant_id, key=ctx.idempotency_key, until=now + WORKFLOW_LOCK
             )
-    return send_input_for(message, send, phone, rates=tier_rates(settings))
+    return send_input_for(
+        message, send, phone, rates=tier_rates(settings), retry_window_seconds=settings.send_retry_window_seconds
+    )
 
 
 async def start_send(state: AppState, request: SendInput) -> Any:
@@ -224,7 +226,8 @@ async def start_send(state: AppState, request: SendInput) -> Any:
 async def _run(state: AppState, request: SendInput) -> JSONResponse:
     try:
         handle = await start_send(state, request)
-    except (TimeoutError, RPCError):
+    except (TimeoutError, RPCError, RuntimeError):
+        # RuntimeError: the lazily connected client could not reach Temporal at all.
         # Temporal is unreachable: the message stays queued and the sweeper starts it later.
         log.warning("send workflow not started; left queued", extra={"message_id": request.message_id})
         return await _accepted(state, request.message_id)

@@ -30,6 +30,8 @@ class SendInput(BaseModel):
     # Messages per second of the phone's tier; None is unlimited.
     per_second: int | None = None
     idempotency_key: str | None = None
+    # How long to keep retrying an unavailable upstream (SEND_RETRY_WINDOW_SECONDS).
+    retry_window_seconds: int = 86_400
 
 
 class UpstreamFailureInfo(BaseModel):

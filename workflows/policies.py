@@ -21,8 +21,9 @@ HOUSEKEEPING = {
 
 # One upstream send. Timeouts bound a hung HTTP call; 429/5xx come back as
 # retryable errors carrying our own jittered delay (next_retry_delay), which
-# overrides the interval here. A send that cannot get through for a day
-# becomes failed_transient.
+# overrides the interval here. A send that cannot get through within its
+# retry window (SEND_RETRY_WINDOW_SECONDS, a day by default, carried in the
+# workflow input) becomes failed_transient.
 UPSTREAM_SEND = {
     "start_to_close_timeout": timedelta(seconds=15),
     "schedule_to_close_timeout": timedelta(hours=24),

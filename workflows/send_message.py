@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from temporalio import workflow
-from temporalio.exceptions import ActivityError
+from temporalio.exceptions import ActivityError, ApplicationError, RetryState
 from temporalio.exceptions import TimeoutError as TemporalTimeout
 
 from workflows.policies import LOCAL_WRITE, MEDIA_TRANSFER, UPSTREAM_SEND
@@ -78,12 +78,18 @@ class SendMessageWorkflow:
                 ChannelActivities.send,
                 SendAttempt(message_id=request.message_id, tenant_id=request.tenant_id,
                             phone_number_id=request.phone_number_id, waba_id=request.waba_id, body=body),
-                **UPSTREAM_SEND,
+                **{**UPSTREAM_SEND, "schedule_to_close_timeout": timedelta(seconds=request.retry_window_seconds)},
             )
         except ActivityError as err:
-            # Retries ran out (the retry window passed) or the upstream broke protocol.
-            timed_out = isinstance(err.cause, TemporalTimeout)
-            return SendAttemptResult(failure=_unavailable() if timed_out else _protocol_error(str(err.cause)))
+            # Retries ran out (the retry window passed: the last failure was a retryable one or a
+            # timeout), or the upstream broke protocol (non-retryable).
+            cause = err.cause
+            exhausted = (
+                err.retry_state == RetryState.TIMEOUT
+                or isinstance(cause, TemporalTimeout)
+                or (isinstance(cause, ApplicationError) and cause.type == "UpstreamRetryable")
+            )
+            return SendAttemptResult(failure=_unavailable() if exhausted else _protocol_error(str(cause)))
 
     async def _wait_for_slot(self, phone_number_id: str, per_second: int) -> None:
         while True:
