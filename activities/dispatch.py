@@ -11,9 +11,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio.client import Client
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
+
+from store.events import awaiting_dispatch
 
 log = logging.getLogger("switchboard.events")
 
@@ -25,9 +28,20 @@ def dispatch_workflow_id(event_id: str) -> str:
     return f"event-{event_id}"
 
 
-async def dispatch_events(client: Client, *, task_queue: str, event_ids: Iterable[str]) -> None:
-    """Start the dispatch workflow of each event; failures are left to the sweeper."""
-    for event_id in event_ids:
+async def dispatch_events(
+    client: Client, *, task_queue: str, event_ids: Iterable[str],
+    sessions: async_sessionmaker[AsyncSession] | None = None,
+) -> None:
+    """Start the dispatch workflow of each event; failures are left to the sweeper.
+
+    With ``sessions``, events stored already dispatched (no webhook wanted
+    them) are skipped first, in one query.
+    """
+    ids = list(event_ids)
+    if sessions is not None and ids:
+        async with sessions() as session:
+            ids = await awaiting_dispatch(session, ids)
+    for event_id in ids:
         try:
             await client.start_workflow(
                 DISPATCH_WORKFLOW,

@@ -111,6 +111,7 @@ class InboundActivities:
                 self._deps.temporal,
                 task_queue=self._deps.settings.temporal_task_queue,
                 event_ids=outcome.event_ids,
+                sessions=self._deps.sessions,
             )
         return outcome
 

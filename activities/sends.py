@@ -87,7 +87,8 @@ class SendRecordActivities:
                 session, tenant_id=message.tenant_id, kind=kind, payload=payload, occurred_at=now,
                 phone_number_id=message.phone_number_id,
             )
-            event_ids.append(event.id)
+            if event.dispatched_at is None:
+                event_ids.append(event.id)
             if outcome.idempotency_key:
                 if outcome.failure is None:
                     await idempotency.complete(

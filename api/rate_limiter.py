@@ -1,7 +1,7 @@
 """Per-key API rate limits that hold across processes at microsecond cost.
 
 Each process leases small chunks of a window's quota from the shared counter
-(10 % of the per-second limit, 0.1 % of the daily one, at least 1) and serves
+(20 % of the per-second limit, 1 % of the daily one, at least 1) and serves
 requests from the lease in memory. Leases are taken atomically and never past
 the limit, so all processes together never admit more than the limit; what a
 process leased but did not use in a window is lost to that window (at most one
@@ -23,8 +23,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from domain.rate_limits import Limits, windows_at
 from store import rate_limits
 
-SECOND_SHARE = 10
-DAY_SHARE = 1_000
+SECOND_SHARE = 5
+DAY_SHARE = 100
 _MAX_KEYS = 100_000
 
 
