@@ -133,14 +133,19 @@ def create_tenant(
 @admin.command("update-tenant")
 def update_tenant(
     tenant_id: str, plan: str | None = None, notification_email: str | None = None,
-    rate_limit_per_second: int | None = None, rate_limit_per_day: int | None = None, as_json: bool = JSON_OPT,
+    rate_limit_per_second: int | None = None, rate_limit_per_day: int | None = None,
+    cost_cap_thread_usd: str | None = None, cost_cap_day_usd: str | None = None,
+    cost_cap_month_usd: str | None = None, as_json: bool = JSON_OPT,
 ) -> None:
     """Change a tenant (PATCH /v1/admin/tenants/{tenant_id})."""
     from models.tenancy_api import TenantPublic, TenantUpdate
     from store import provisioning
 
     fields = {"plan": plan, "notification_email": notification_email,
-              "rate_limit_per_second": rate_limit_per_second, "rate_limit_per_day": rate_limit_per_day}
+              "rate_limit_per_second": rate_limit_per_second, "rate_limit_per_day": rate_limit_per_day,
+              "cost_cap_thread_usd": Decimal(cost_cap_thread_usd) if cost_cap_thread_usd else None,
+              "cost_cap_day_usd": Decimal(cost_cap_day_usd) if cost_cap_day_usd else None,
+              "cost_cap_month_usd": Decimal(cost_cap_month_usd) if cost_cap_month_usd else None}
     body = TenantUpdate(**{k: v for k, v in fields.items() if v is not None})
 
     async def op(session: Any, _: Settings) -> dict[str, Any]:

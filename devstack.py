@@ -182,7 +182,10 @@ async def run_dev(*, api_port: int = 8000, sim_port: int = 8100) -> None:
             if any(t.done() for t in tasks):
                 break
             await asyncio.sleep(0.05)
-        typer.echo(banner(demo, api=f"http://127.0.0.1:{api_port}", sim=f"http://127.0.0.1:{sim_port}"))
+        if api.started and sim.started:
+            typer.echo(banner(demo, api=f"http://127.0.0.1:{api_port}", sim=f"http://127.0.0.1:{sim_port}"))
+        else:
+            typer.echo("Switchboard could not start (is port 8000 or 8100 in use?); stopping.", err=True)
         waiter = asyncio.create_task(stop.wait())
         await asyncio.wait([waiter, *tasks], return_when=asyncio.FIRST_COMPLETED)
         stop.set()

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from decimal import Decimal
 
 import pytest
 from pydantic import ValidationError
@@ -66,6 +67,9 @@ def test_admin_commands_provision_a_tenant(database_url):
     phone = _cli("create-phone-number", tenant["id"], "555000222", "+1 555", "555000111", "--customer-id",
                  customer["id"], "--hidden-from-inbox", database_url=database_url, secrets_key=key)
     assert phone["hidden_from_inbox"] is True and phone["id"].startswith("pn_")
+    updated = _cli("update-tenant", tenant["id"], "--cost-cap-day-usd", "75.5", "--notification-email", "o@x.test",
+                   database_url=database_url, secrets_key=key)
+    assert (Decimal(updated["cost_cap_day_usd"]), updated["notification_email"]) == (Decimal("75.5"), "o@x.test")
     revoked = _cli("revoke-key", api_key["id"], database_url=database_url, secrets_key=key)
     assert revoked["revoked"] is True
 

@@ -13,6 +13,7 @@ from api.routers import (
     inbox_reply,
     media,
     messages,
+    notifications,
     phone_numbers,
     templates,
     usernames,
@@ -35,6 +36,7 @@ def all_routers() -> list[APIRouter]:
         channel_webhook.router,
         inbox.router,
         inbox_reply.router,
+        notifications.router,
         webhooks.router,
         *agent_catalog_routers(),
     ]
