@@ -15,7 +15,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
-from sqlmodel import select
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
@@ -29,8 +28,7 @@ from domain.upstream_errors import (
     retry_delay_seconds,
 )
 from models.send import SendAttempt, SendAttemptResult, SlotRequest, UpstreamFailureInfo
-from models.tenancy import Waba
-from store import rate_limits
+from store import messages, rate_limits
 
 log = logging.getLogger("switchboard.channel")
 
@@ -63,7 +61,7 @@ class ChannelClient:
 
     async def token(self, waba_id: str) -> str:
         async with self._deps.sessions() as session:
-            waba = (await session.execute(select(Waba).where(Waba.waba_id == waba_id))).scalars().one()
+            waba = await messages.waba_by_channel_id(session, waba_id)
         return open_sealed(
             self._deps.settings.secrets_key_bytes, waba.access_token_encrypted, associated_data=f"waba:{waba_id}"
         )

@@ -14,7 +14,6 @@ import logging
 from datetime import timedelta
 
 import httpx
-from sqlmodel import select
 from temporalio import activity
 
 from activities.channel import ChannelClient, failure_info, raise_retryable
@@ -26,6 +25,7 @@ from domain.upstream_errors import UpstreamFailure, classify_transport_failure, 
 from models.base import utcnow
 from models.messaging import MediaAsset
 from models.send import MediaPrepare, MediaPrepared, UpstreamFailureInfo
+from store import messages
 from store.database import unit_of_work
 
 log = logging.getLogger("switchboard.media")
@@ -66,15 +66,10 @@ class MediaActivities:
     async def prepare_link(self, request: MediaPrepare) -> MediaPrepared:
         """The upstream media id for a link: cached, or downloaded once and uploaded."""
         async with self._deps.sessions() as session:
-            cached = (
-                await session.execute(
-                    select(MediaAsset).where(
-                        MediaAsset.phone_number_id == request.phone_number_id,
-                        MediaAsset.source_url == request.link,
-                        MediaAsset.created_at >= utcnow() - REUSE_WINDOW,
-                    ).order_by(MediaAsset.created_at.desc())  # type: ignore[attr-defined]
-                )
-            ).scalars().first()
+            cached = await messages.cached_media(
+                session, phone_number_id=request.phone_number_id, source_url=request.link,
+                since=utcnow() - REUSE_WINDOW,
+            )
         if cached is not None:
             return MediaPrepared(media_id=cached.media_id)
         try:

@@ -5,13 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
-from sqlalchemy import update
 
 from api.state import AppState
 from domain.errors import UpstreamUnavailable
 from domain.secrets_box import open_sealed
 from domain.upstream_errors import classify_transport_failure, classify_upstream_error
-from models.messaging import Conversation, Message
 from models.tenancy import PhoneNumber, Waba
 from store import messages
 from store.database import unit_of_work
@@ -59,15 +57,4 @@ async def mark_read_upstream(state: AppState, phone: PhoneNumber, wa_message_id:
     )
     raise_for_upstream(response)
     async with unit_of_work(state.sessions) as session:
-        message = (
-            await session.execute(
-                Message.__table__.select().where(  # type: ignore[attr-defined]
-                    Message.phone_number_id == phone.phone_number_id, Message.wa_message_id == wa_message_id,
-                    Message.direction == "inbound",
-                )
-            )
-        ).first()
-        if message is not None and message.conversation_id:
-            await session.execute(
-                update(Conversation).where(Conversation.id == message.conversation_id).values(unread_count=0)
-            )
+        await messages.mark_conversation_read(session, phone_number_id=phone.phone_number_id, wa_message_id=wa_message_id)

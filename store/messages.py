@@ -11,7 +11,7 @@ from sqlmodel import select
 
 from domain.errors import Forbidden, ValidationFailed
 from domain.phone import phone_variants
-from models.messaging import Conversation, Message, Template
+from models.messaging import Conversation, MediaAsset, Message, Template
 from models.tenancy import Customer, PhoneNumber, Waba
 from store.pagination import paginate
 from store.scoping import owned
@@ -49,8 +49,41 @@ async def sending_paused(session: AsyncSession, phone: PhoneNumber) -> bool:
 
 async def waba_of(session: AsyncSession, phone: PhoneNumber) -> Waba:
     """The WABA a phone number sends under."""
-    waba = (await session.execute(select(Waba).where(Waba.waba_id == phone.waba_id))).scalars().one()
-    return waba
+    return await waba_by_channel_id(session, phone.waba_id)
+
+
+async def waba_by_channel_id(session: AsyncSession, waba_id: str) -> Waba:
+    """A WABA by its channel id (it exists: phones and sends reference it)."""
+    return (await session.execute(select(Waba).where(Waba.waba_id == waba_id))).scalars().one()
+
+
+async def cached_media(
+    session: AsyncSession, *, phone_number_id: str, source_url: str, since: datetime
+) -> MediaAsset | None:
+    """The newest upload of this link for this phone, if recent enough to reuse."""
+    stmt = (
+        select(MediaAsset)
+        .where(
+            MediaAsset.phone_number_id == phone_number_id, MediaAsset.source_url == source_url,
+            MediaAsset.created_at >= since,
+        )
+        .order_by(MediaAsset.created_at.desc())  # type: ignore[attr-defined]
+    )
+    return (await session.execute(stmt)).scalars().first()
+
+
+async def mark_conversation_read(session: AsyncSession, *, phone_number_id: str, wa_message_id: str) -> None:
+    """Clear the unread count of the conversation an inbound message belongs to."""
+    conversation_id = (
+        await session.execute(
+            select(Message.conversation_id).where(
+                Message.phone_number_id == phone_number_id, Message.wa_message_id == wa_message_id,
+                Message.direction == "inbound",
+            )
+        )
+    ).scalar_one_or_none()
+    if conversation_id:
+        await session.execute(update(Conversation).where(Conversation.id == conversation_id).values(unread_count=0))
 
 
 async def find_template(session: AsyncSession, *, waba_id: str, name: str, language: str) -> Template | None:
