@@ -66,7 +66,9 @@ def simulator(host: str = "127.0.0.1", port: int = 8100) -> None:
     from simulator.app import SimulatorConfig, create_simulator_app
 
     settings = _settings()
-    config = SimulatorConfig(app_secret=settings.channel_app_secret, webhook_url=settings.simulator_webhook_url)
+    config = SimulatorConfig(
+        app_secret=settings.channel_app_secret, webhook_url=settings.simulator_webhook_url
+    )
     uvicorn.run(create_simulator_app(config), host=host, port=port, log_level="warning")
 
 
@@ -109,16 +111,22 @@ JSON_OPT = typer.Option(False, "--json", help="print the result as JSON")
 
 @admin.command("create-tenant")
 def create_tenant(
-    name: str, plan: str = "standard", notification_email: str | None = None,
-    cost_cap_thread_usd: str | None = None, cost_cap_day_usd: str | None = None,
-    cost_cap_month_usd: str | None = None, as_json: bool = JSON_OPT,
+    name: str,
+    plan: str = "standard",
+    notification_email: str | None = None,
+    cost_cap_thread_usd: str | None = None,
+    cost_cap_day_usd: str | None = None,
+    cost_cap_month_usd: str | None = None,
+    as_json: bool = JSON_OPT,
 ) -> None:
     """Create a tenant (POST /v1/admin/tenants)."""
     from models.tenancy_api import TenantCreate, TenantPublic
     from store import provisioning
 
     body = TenantCreate(
-        name=name, plan=plan, notification_email=notification_email,  # type: ignore[arg-type]
+        name=name,
+        plan=plan,
+        notification_email=notification_email,  # type: ignore[arg-type]
         cost_cap_thread_usd=Decimal(cost_cap_thread_usd) if cost_cap_thread_usd else None,
         cost_cap_day_usd=Decimal(cost_cap_day_usd) if cost_cap_day_usd else None,
         cost_cap_month_usd=Decimal(cost_cap_month_usd) if cost_cap_month_usd else None,
@@ -132,20 +140,29 @@ def create_tenant(
 
 @admin.command("update-tenant")
 def update_tenant(
-    tenant_id: str, plan: str | None = None, notification_email: str | None = None,
-    rate_limit_per_second: int | None = None, rate_limit_per_day: int | None = None,
-    cost_cap_thread_usd: str | None = None, cost_cap_day_usd: str | None = None,
-    cost_cap_month_usd: str | None = None, as_json: bool = JSON_OPT,
+    tenant_id: str,
+    plan: str | None = None,
+    notification_email: str | None = None,
+    rate_limit_per_second: int | None = None,
+    rate_limit_per_day: int | None = None,
+    cost_cap_thread_usd: str | None = None,
+    cost_cap_day_usd: str | None = None,
+    cost_cap_month_usd: str | None = None,
+    as_json: bool = JSON_OPT,
 ) -> None:
     """Change a tenant (PATCH /v1/admin/tenants/{tenant_id})."""
     from models.tenancy_api import TenantPublic, TenantUpdate
     from store import provisioning
 
-    fields = {"plan": plan, "notification_email": notification_email,
-              "rate_limit_per_second": rate_limit_per_second, "rate_limit_per_day": rate_limit_per_day,
-              "cost_cap_thread_usd": Decimal(cost_cap_thread_usd) if cost_cap_thread_usd else None,
-              "cost_cap_day_usd": Decimal(cost_cap_day_usd) if cost_cap_day_usd else None,
-              "cost_cap_month_usd": Decimal(cost_cap_month_usd) if cost_cap_month_usd else None}
+    fields = {
+        "plan": plan,
+        "notification_email": notification_email,
+        "rate_limit_per_second": rate_limit_per_second,
+        "rate_limit_per_day": rate_limit_per_day,
+        "cost_cap_thread_usd": Decimal(cost_cap_thread_usd) if cost_cap_thread_usd else None,
+        "cost_cap_day_usd": Decimal(cost_cap_day_usd) if cost_cap_day_usd else None,
+        "cost_cap_month_usd": Decimal(cost_cap_month_usd) if cost_cap_month_usd else None,
+    }
     body = TenantUpdate(**{k: v for k, v in fields.items() if v is not None})
 
     async def op(session: Any, _: Settings) -> dict[str, Any]:
@@ -197,7 +214,9 @@ def create_customer(tenant_id: str, name: str, as_json: bool = JSON_OPT) -> None
 
 @admin.command("update-customer")
 def update_customer(
-    tenant_id: str, customer_id: str, sending_paused: bool = typer.Option(..., "--sending-paused/--sending-resumed"),
+    tenant_id: str,
+    customer_id: str,
+    sending_paused: bool = typer.Option(..., "--sending-paused/--sending-resumed"),
     as_json: bool = JSON_OPT,
 ) -> None:
     """Pause or resume a customer's sending (PATCH .../customers/{customer_id})."""
@@ -206,15 +225,20 @@ def update_customer(
 
     async def op(session: Any, _: Settings) -> dict[str, Any]:
         body = CustomerUpdate(sending_paused=sending_paused)
-        return CustomerPublic.of(await provisioning.update_customer(session, tenant_id, customer_id, body)).model_dump()
+        return CustomerPublic.of(
+            await provisioning.update_customer(session, tenant_id, customer_id, body)
+        ).model_dump()
 
     _run_admin(op, as_json)
 
 
 @admin.command("create-waba")
 def create_waba(
-    tenant_id: str, waba_id: str, access_token: str = typer.Option(..., prompt=True, hide_input=True),
-    messaging_tier: str = "tier_1", as_json: bool = JSON_OPT,
+    tenant_id: str,
+    waba_id: str,
+    access_token: str = typer.Option(..., prompt=True, hide_input=True),
+    messaging_tier: str = "tier_1",
+    as_json: bool = JSON_OPT,
 ) -> None:
     """Register a WABA (POST .../wabas); the token is stored encrypted."""
     from models.tenancy_api import WabaCreate, WabaPublic
@@ -223,7 +247,9 @@ def create_waba(
     body = WabaCreate(waba_id=waba_id, access_token=access_token, messaging_tier=messaging_tier)  # type: ignore[arg-type]
 
     async def op(session: Any, settings: Settings) -> dict[str, Any]:
-        waba = await provisioning.create_waba(session, tenant_id, body, secrets_key=settings.secrets_key_bytes)
+        waba = await provisioning.create_waba(
+            session, tenant_id, body, secrets_key=settings.secrets_key_bytes
+        )
         return WabaPublic.of(waba).model_dump()
 
     _run_admin(op, as_json)
@@ -231,8 +257,13 @@ def create_waba(
 
 @admin.command("create-phone-number")
 def create_phone_number(
-    tenant_id: str, phone_number_id: str, display_phone_number: str, waba_id: str,
-    customer_id: str | None = None, throughput_tier: str = "standard", hidden_from_inbox: bool = False,
+    tenant_id: str,
+    phone_number_id: str,
+    display_phone_number: str,
+    waba_id: str,
+    customer_id: str | None = None,
+    throughput_tier: str = "standard",
+    hidden_from_inbox: bool = False,
     as_json: bool = JSON_OPT,
 ) -> None:
     """Register a phone number (POST .../phone-numbers)."""
@@ -240,12 +271,18 @@ def create_phone_number(
     from store import provisioning
 
     body = PhoneNumberCreate(
-        phone_number_id=phone_number_id, display_phone_number=display_phone_number, waba_id=waba_id,
-        customer_id=customer_id, throughput_tier=throughput_tier, hidden_from_inbox=hidden_from_inbox,  # type: ignore[arg-type]
+        phone_number_id=phone_number_id,
+        display_phone_number=display_phone_number,
+        waba_id=waba_id,
+        customer_id=customer_id,
+        throughput_tier=throughput_tier,
+        hidden_from_inbox=hidden_from_inbox,  # type: ignore[arg-type]
     )
 
     async def op(session: Any, _: Settings) -> dict[str, Any]:
-        return PhoneNumberPublic.of(await provisioning.create_phone_number(session, tenant_id, body)).model_dump()
+        return PhoneNumberPublic.of(
+            await provisioning.create_phone_number(session, tenant_id, body)
+        ).model_dump()
 
     _run_admin(op, as_json)
 

@@ -98,7 +98,10 @@ class Settings(BaseSettings):
         if self.environment != "production":
             return self
         problems = []
-        if self.switchboard_admin_key.strip().lower() in _INSECURE_VALUES or len(self.switchboard_admin_key) < 24:
+        if (
+            self.switchboard_admin_key.strip().lower() in _INSECURE_VALUES
+            or len(self.switchboard_admin_key) < 24
+        ):
             problems.append("SWITCHBOARD_ADMIN_KEY must be set to a random value of at least 24 characters")
         if not _is_aes256_key(self.switchboard_secrets_key):
             problems.append("SWITCHBOARD_SECRETS_KEY must be the base64 of 32 random bytes")

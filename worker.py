@@ -45,10 +45,16 @@ def build_deps(client: Client, settings: Settings, engine: AsyncEngine) -> Activ
     guard = EgressGuard(allow_private=settings.tool_egress_allow_private)
     egress_http = httpx.AsyncClient(
         transport=GuardedTransport(guard, limits=httpx.Limits(max_connections=100)),
-        timeout=httpx.Timeout(30.0, connect=5.0), follow_redirects=False, trust_env=False,
+        timeout=httpx.Timeout(30.0, connect=5.0),
+        follow_redirects=False,
+        trust_env=False,
     )
     return ActivityDeps(
-        settings=settings, engine=engine, sessions=session_factory(engine), http=http, temporal=client,
+        settings=settings,
+        engine=engine,
+        sessions=session_factory(engine),
+        http=http,
+        temporal=client,
         egress_http=egress_http,
     )
 

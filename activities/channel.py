@@ -36,8 +36,11 @@ log = logging.getLogger("switchboard.channel")
 def failure_info(failure: UpstreamFailure) -> UpstreamFailureInfo:
     """The serializable part of a classified upstream failure."""
     return UpstreamFailureInfo(
-        code=failure.code, status_code=failure.status_code, error_title=failure.error_title,
-        error_message=failure.error_message, upstream_code=failure.upstream_code,
+        code=failure.code,
+        status_code=failure.status_code,
+        error_title=failure.error_title,
+        error_message=failure.error_message,
+        upstream_code=failure.upstream_code,
         retry_alternate_phone=failure.retry_alternate_phone,
     )
 
@@ -46,7 +49,9 @@ def raise_retryable(failure: UpstreamFailure) -> None:
     """Hand a retryable failure to Temporal with our own backoff and jitter."""
     delay = retry_delay_seconds(failure, activity.info().attempt, rand=random.random()) or 1.0
     raise ApplicationError(
-        failure.error_message, failure_info(failure).model_dump(), type="UpstreamRetryable",
+        failure.error_message,
+        failure_info(failure).model_dump(),
+        type="UpstreamRetryable",
         next_retry_delay=timedelta(seconds=delay),
     )
 
@@ -63,14 +68,18 @@ class ChannelClient:
         async with self._deps.sessions() as session:
             waba = await messages.waba_by_channel_id(session, waba_id)
         return open_sealed(
-            self._deps.settings.secrets_key_bytes, waba.access_token_encrypted, associated_data=f"waba:{waba_id}"
+            self._deps.settings.secrets_key_bytes,
+            waba.access_token_encrypted,
+            associated_data=f"waba:{waba_id}",
         )
 
     async def request(self, method: str, path: str, *, waba_id: str, **kwargs: Any) -> httpx.Response:
         """One authenticated call; transport failures raise retryable errors."""
         headers = {"Authorization": f"Bearer {await self.token(waba_id)}"}
         try:
-            return await self._deps.http.request(method, f"{self.base}/{path.lstrip('/')}", headers=headers, **kwargs)
+            return await self._deps.http.request(
+                method, f"{self.base}/{path.lstrip('/')}", headers=headers, **kwargs
+            )
         except httpx.TimeoutException:
             raise_retryable(classify_transport_failure(timed_out=True))
         except httpx.TransportError:
@@ -120,7 +129,9 @@ class ChannelActivities:
         second = int(now)
         async with self._deps.engine.begin() as conn:
             taken = await rate_limits.take(
-                conn, slot_bucket(request.phone_number_id, second), limit=request.per_second,
+                conn,
+                slot_bucket(request.phone_number_id, second),
+                limit=request.per_second,
                 expires_at=datetime.fromtimestamp(second + 5, UTC),
             )
         return 0.0 if taken is not None else max(0.01, second + 1 - now)

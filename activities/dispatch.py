@@ -29,7 +29,10 @@ def dispatch_workflow_id(event_id: str) -> str:
 
 
 async def dispatch_events(
-    client: Client, *, task_queue: str, event_ids: Iterable[str],
+    client: Client,
+    *,
+    task_queue: str,
+    event_ids: Iterable[str],
     sessions: async_sessionmaker[AsyncSession] | None = None,
 ) -> None:
     """Start the dispatch workflow of each event; failures are left to the sweeper.

@@ -34,7 +34,6 @@ class MaintenanceActivities:
             log.info("pruned rate-limit counters", extra={"deleted": deleted})
         return PruneResult(deleted=deleted)
 
-
     @activity.defn(name="prune_idempotency_records")
     async def prune_idempotency_records(self) -> PruneResult:
         """Delete Idempotency-Key records past their 24 h lifetime."""

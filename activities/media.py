@@ -47,11 +47,14 @@ class MediaActivities:
         self._deps = deps
         self.client = ChannelClient(deps)
 
-    async def upload(self, *, waba_id: str, phone_number_id: str, content: bytes, mime_type: str,
-                     filename: str) -> str:
+    async def upload(
+        self, *, waba_id: str, phone_number_id: str, content: bytes, mime_type: str, filename: str
+    ) -> str:
         """POST a file to the upstream's media endpoint; the reusable media id."""
         response = await self.client.request(
-            "POST", f"{phone_number_id}/media", waba_id=waba_id,
+            "POST",
+            f"{phone_number_id}/media",
+            waba_id=waba_id,
             data={"messaging_product": "whatsapp", "type": mime_type},
             files={"file": (filename, content, mime_type)},
         )
@@ -67,7 +70,9 @@ class MediaActivities:
         """The upstream media id for a link: cached, or downloaded once and uploaded."""
         async with self._deps.sessions() as session:
             cached = await messages.cached_media(
-                session, phone_number_id=request.phone_number_id, source_url=request.link,
+                session,
+                phone_number_id=request.phone_number_id,
+                source_url=request.link,
                 since=utcnow() - REUSE_WINDOW,
             )
         if cached is not None:
@@ -79,16 +84,23 @@ class MediaActivities:
             return _refused(exc.message, exc.code or "MEDIA_DOWNLOAD_FAILED")
         try:
             media_id = await self.upload(
-                waba_id=request.waba_id, phone_number_id=request.phone_number_id, content=content,
-                mime_type=mime_type, filename=request.link.rsplit("/", 1)[-1][:100] or "media",
+                waba_id=request.waba_id,
+                phone_number_id=request.phone_number_id,
+                content=content,
+                mime_type=mime_type,
+                filename=request.link.rsplit("/", 1)[-1][:100] or "media",
             )
         except UpstreamRefused as refused:
             return MediaPrepared(failure=failure_info(refused.failure))
         async with unit_of_work(self._deps.sessions) as session:
             session.add(
                 MediaAsset(
-                    tenant_id=request.tenant_id, phone_number_id=request.phone_number_id, media_id=media_id,
-                    mime_type=mime_type, size_bytes=len(content), sha256=hashlib.sha256(content).hexdigest(),
+                    tenant_id=request.tenant_id,
+                    phone_number_id=request.phone_number_id,
+                    media_id=media_id,
+                    mime_type=mime_type,
+                    size_bytes=len(content),
+                    sha256=hashlib.sha256(content).hexdigest(),
                     source_url=request.link,
                 )
             )
@@ -100,7 +112,8 @@ class MediaActivities:
             async with self._deps.egress_http.stream("GET", link, timeout=30.0) as response:
                 if not response.is_success:
                     raise ValidationFailed(
-                        f"downloading the media link answered {response.status_code}", code="MEDIA_DOWNLOAD_FAILED"
+                        f"downloading the media link answered {response.status_code}",
+                        code="MEDIA_DOWNLOAD_FAILED",
                     )
                 mime_type = response.headers.get("content-type", "application/octet-stream")
                 chunks: list[bytes] = []
@@ -113,11 +126,15 @@ class MediaActivities:
                         )
                     chunks.append(chunk)
         except EgressRefused as exc:
-            raise ValidationFailed(f"the media link is not allowed: {exc}", code="MEDIA_DOWNLOAD_FAILED") from exc
+            raise ValidationFailed(
+                f"the media link is not allowed: {exc}", code="MEDIA_DOWNLOAD_FAILED"
+            ) from exc
         except httpx.TimeoutException:
             raise_retryable(classify_transport_failure(timed_out=True))
         except httpx.TransportError as exc:
-            raise ValidationFailed(f"the media link could not be fetched: {exc}", code="MEDIA_DOWNLOAD_FAILED") from exc
+            raise ValidationFailed(
+                f"the media link could not be fetched: {exc}", code="MEDIA_DOWNLOAD_FAILED"
+            ) from exc
         return b"".join(chunks), mime_type
 
 

@@ -14,7 +14,8 @@ from settings import Settings
 def tier_rates(settings: Settings) -> TierRates:
     """The deployment's per-tier messages/s."""
     return TierRates(
-        settings.throughput_standard_per_second, settings.throughput_medium_per_second,
+        settings.throughput_standard_per_second,
+        settings.throughput_medium_per_second,
         settings.throughput_high_per_second,
     )
 
@@ -26,10 +27,15 @@ def send_input_for(
     media = getattr(send, send.type) if send.type in MEDIA_TYPES else None
     link = media.link if media is not None and media.link else None
     return SendInput(
-        message_id=message.id, tenant_id=message.tenant_id, phone_number_id=phone.phone_number_id,
-        waba_id=phone.waba_id, body=cloud_api_body(send),
+        message_id=message.id,
+        tenant_id=message.tenant_id,
+        phone_number_id=phone.phone_number_id,
+        waba_id=phone.waba_id,
+        body=cloud_api_body(send),
         alternate_to=alternate_form(message.to_phone) if message.to_phone else None,
-        media_link=link, media_type=send.type if link else None,
-        per_second=per_second(phone.throughput_tier, rates), idempotency_key=message.idempotency_key,
+        media_link=link,
+        media_type=send.type if link else None,
+        per_second=per_second(phone.throughput_tier, rates),
+        idempotency_key=message.idempotency_key,
         retry_window_seconds=retry_window_seconds,
     )

@@ -56,7 +56,10 @@ class SendSweeperActivities:
         for message, phone in rows:
             try:
                 request = send_input_for(
-                    message, parse_send_request(message.payload), phone, rates=rates,
+                    message,
+                    parse_send_request(message.payload),
+                    phone,
+                    rates=rates,
                     retry_window_seconds=self._deps.settings.send_retry_window_seconds,
                 )
             except ServiceError:
@@ -65,7 +68,9 @@ class SendSweeperActivities:
                 unreadable += 1
                 continue
             await self._deps.temporal.start_workflow(
-                SEND_WORKFLOW, request, id=send_workflow_id(message.id),
+                SEND_WORKFLOW,
+                request,
+                id=send_workflow_id(message.id),
                 task_queue=self._deps.settings.temporal_task_queue,
                 id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
                 id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,

@@ -70,21 +70,33 @@ class SendRecordActivities:
             message.status_updated_at = now
             await session.flush()
             result = _result(message, outcome)
-            conversation = await session.get(Conversation, message.conversation_id) if message.conversation_id else None
+            conversation = (
+                await session.get(Conversation, message.conversation_id) if message.conversation_id else None
+            )
             if conversation is not None and outcome.failure is None:
                 conversation.last_message_id = message.id
                 conversation.last_message_at = message.occurred_at
                 conversation.updated_at = now
             kind = MESSAGE_SENT if outcome.failure is None else MESSAGE_FAILED
-            facts = message_facts(message, error_code=outcome.failure.upstream_code if outcome.failure else None)
+            facts = message_facts(
+                message, error_code=outcome.failure.upstream_code if outcome.failure else None
+            )
             payload = message_event(
-                kind, facts, tenant_id=message.tenant_id, delivery_id="", occurred_at=now,
+                kind,
+                facts,
+                tenant_id=message.tenant_id,
+                delivery_id="",
+                occurred_at=now,
                 conversation=conversation_facts(conversation) if conversation else None,
             )
             # The outbox keeps the envelope without delivery_id; each delivery adds its own.
             payload.pop("delivery_id", None)
             event = await record_event(
-                session, tenant_id=message.tenant_id, kind=kind, payload=payload, occurred_at=now,
+                session,
+                tenant_id=message.tenant_id,
+                kind=kind,
+                payload=payload,
+                occurred_at=now,
                 phone_number_id=message.phone_number_id,
             )
             if event.dispatched_at is None:
@@ -92,11 +104,19 @@ class SendRecordActivities:
             if outcome.idempotency_key:
                 if outcome.failure is None:
                     await idempotency.complete(
-                        session, tenant_id=message.tenant_id, key=outcome.idempotency_key,
-                        status=result.status_code, body=result.body, now=now,
+                        session,
+                        tenant_id=message.tenant_id,
+                        key=outcome.idempotency_key,
+                        status=result.status_code,
+                        body=result.body,
+                        now=now,
                     )
                 else:
-                    await idempotency.release(session, tenant_id=message.tenant_id, key=outcome.idempotency_key)
-        await dispatch_events(self._deps.temporal, task_queue=self._deps.settings.temporal_task_queue, event_ids=event_ids)
+                    await idempotency.release(
+                        session, tenant_id=message.tenant_id, key=outcome.idempotency_key
+                    )
+        await dispatch_events(
+            self._deps.temporal, task_queue=self._deps.settings.temporal_task_queue, event_ids=event_ids
+        )
         log.info("send recorded", extra={"message_id": message.id, "status": message.status})
         return result

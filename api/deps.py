@@ -48,7 +48,8 @@ async def principal(
         )
     if not decision.allowed:
         raise RateLimited(
-            f"rate limit of {who.limits.per_second} requests/s exceeded", retry_after_seconds=decision.retry_after
+            f"rate limit of {who.limits.per_second} requests/s exceeded",
+            retry_after_seconds=decision.retry_after,
         )
     request.state.principal = who
     return who
@@ -62,9 +63,7 @@ def require_role(*roles: str):  # type: ignore[no-untyped-def]
 
     async def check(who: Caller) -> Principal:
         if who.role not in roles:
-            raise Forbidden(
-                f"this operation needs the {' or '.join(roles)} role", code="ROLE_FORBIDDEN"
-            )
+            raise Forbidden(f"this operation needs the {' or '.join(roles)} role", code="ROLE_FORBIDDEN")
         return who
 
     return check

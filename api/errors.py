@@ -41,7 +41,9 @@ def validation_error_response(exc: RequestValidationError) -> JSONResponse:
         if err.get("type") == "missing":
             field = _field_path(tuple(err.get("loc", ())))
             return JSONResponse(
-                error_body(400, f"{field} is required", code="MISSING_REQUIRED_FIELD", details={"field": field}),
+                error_body(
+                    400, f"{field} is required", code="MISSING_REQUIRED_FIELD", details={"field": field}
+                ),
                 status_code=400,
             )
     first = errors[0] if errors else {}
@@ -56,7 +58,9 @@ def validation_error_response(exc: RequestValidationError) -> JSONResponse:
     if "input" in first and isinstance(first["input"], str | int | float | bool) and not secretish:
         details["value"] = first["input"]
     return JSONResponse(
-        error_body(400, f"{field}: {first.get('msg', 'invalid value')}", code="VALIDATION_FAILED", details=details),
+        error_body(
+            400, f"{field}: {first.get('msg', 'invalid value')}", code="VALIDATION_FAILED", details=details
+        ),
         status_code=400,
     )
 

@@ -45,7 +45,11 @@ class EdgeMiddleware:
     @staticmethod
     async def _reject_413(send: Any, limit: int, extra: list[tuple[bytes, bytes]]) -> None:
         body = json.dumps(error_body(413, f"request body larger than {limit} bytes")).encode()
-        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *extra]
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            *extra,
+        ]
         await send({"type": "http.response.start", "status": 413, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 
@@ -78,7 +82,10 @@ class EdgeMiddleware:
                 return
             if message["type"] == "http.response.start":
                 started = True
-                message = {**message, "headers": list(message.get("headers", [])) + self._extra(state, request_id)}
+                message = {
+                    **message,
+                    "headers": list(message.get("headers", [])) + self._extra(state, request_id),
+                }
             await send(message)
 
         limit = body_limit(scope.get("path", ""))
@@ -114,7 +121,10 @@ class EdgeMiddleware:
                 {
                     "type": "http.response.start",
                     "status": 500,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"content-length", str(len(body)).encode()),
+                    ],
                 }
             )
             await send({"type": "http.response.body", "body": body})

@@ -36,7 +36,9 @@ def page_params(
     """page >= 1 and 1 <= per_page <= 100, else 400."""
     if page < 1 or page > MAX_PAGE:
         raise ValidationFailed(
-            f"page must be between 1 and {MAX_PAGE}", code="VALIDATION_FAILED", details={"field": "page", "value": page}
+            f"page must be between 1 and {MAX_PAGE}",
+            code="VALIDATION_FAILED",
+            details={"field": "page", "value": page},
         )
     if per_page < 1 or per_page > MAX_PER_PAGE:
         raise ValidationFailed(

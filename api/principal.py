@@ -45,7 +45,9 @@ class _Entry:
 class ApiKeyCache:
     """Resolve keys to principals with a short-lived in-process cache."""
 
-    def __init__(self, sessions: async_sessionmaker[AsyncSession], *, ttl_seconds: float, max_entries: int = 50_000):
+    def __init__(
+        self, sessions: async_sessionmaker[AsyncSession], *, ttl_seconds: float, max_entries: int = 50_000
+    ):
         self._sessions = sessions
         self._ttl = ttl_seconds
         self._max = max_entries

@@ -60,24 +60,37 @@ class RateLimiter:
         """Admit or refuse one request; the figures for the rate-limit headers."""
         windows = windows_at(key_id, now)
         second = await self._acquire(
-            (key_id, "s"), windows.second_bucket, limits.per_second, SECOND_SHARE,
+            (key_id, "s"),
+            windows.second_bucket,
+            limits.per_second,
+            SECOND_SHARE,
             datetime.fromtimestamp(windows.second_reset + 5, UTC),
         )
         if second is None:
             return Decision(False, limits.per_second, 0, windows.second_reset, retry_after=1)
         day = await self._acquire(
-            (key_id, "d"), windows.day_bucket, limits.per_day, DAY_SHARE,
+            (key_id, "d"),
+            windows.day_bucket,
+            limits.per_day,
+            DAY_SHARE,
             datetime.fromtimestamp(windows.day_reset, UTC) + timedelta(hours=1),
         )
         if day is None:
             second.available += 1  # the request was refused: give its second slot back
-            return Decision(False, limits.per_second, 0, windows.day_reset,
-                            retry_after=int(windows.day_reset - now) + 1, daily_exhausted=True)
+            return Decision(
+                False,
+                limits.per_second,
+                0,
+                windows.day_reset,
+                retry_after=int(windows.day_reset - now) + 1,
+                daily_exhausted=True,
+            )
         remaining = max(0, limits.per_second - second.shared_count + second.available)
         return Decision(True, limits.per_second, remaining, windows.second_reset)
 
-    async def _acquire(self, slot: tuple[str, str], bucket: str, limit: int, share: int,
-                       expires_at: datetime) -> _Lease | None:
+    async def _acquire(
+        self, slot: tuple[str, str], bucket: str, limit: int, share: int, expires_at: datetime
+    ) -> _Lease | None:
         lease = self._lease(slot, bucket)
         if lease.bucket == bucket and lease.available > 0:
             lease.available -= 1

@@ -146,9 +146,13 @@ def _sandbox(send: SendRequest) -> JSONResponse:
     now = utcnow()
     suffix = new_id("x", at=now)[2:]
     body = sandbox_response(
-        phone_number_id=send.phone_number_id, message_type=send.type,
-        to_phone=canonical_phone(send.to) if send.to else None, recipient=send.recipient if not send.to else None,
-        message_id=f"sandbox-{suffix}", wa_message_id=f"wamid.SANDBOX.{suffix}", created_at=iso_millis(now),
+        phone_number_id=send.phone_number_id,
+        message_type=send.type,
+        to_phone=canonical_phone(send.to) if send.to else None,
+        recipient=send.recipient if not send.to else None,
+        message_id=f"sandbox-{suffix}",
+        wa_message_id=f"wamid.SANDBOX.{suffix}",
+        created_at=iso_millis(now),
     )
     return JSONResponse(body, status_code=201)
 
@@ -156,7 +160,9 @@ def _sandbox(send: SendRequest) -> JSONResponse:
 async def _prechecks(session: Any, send: SendRequest, phone: PhoneNumber, *, tenant_id: str) -> str | None:
     """The rules checked before anything is stored (sandbox and live alike); the rendered template body."""
     if await messages.sending_paused(session, phone):
-        raise Forbidden("sending is paused for this phone number's customer", code="customer_sending_disabled")
+        raise Forbidden(
+            "sending is paused for this phone number's customer", code="customer_sending_disabled"
+        )
     if send.type != "template" or send.template is None:
         return None
     name, language = send.template.name, send.template.language.code
@@ -166,19 +172,23 @@ async def _prechecks(session: Any, send: SendRequest, phone: PhoneNumber, *, ten
     ):
         raise Forbidden(
             f"template {name} ({language}) belongs to another WABA than this phone number's",
-            code="TEMPLATE_NOT_IN_WABA", details={"field": "template.name"},
+            code="TEMPLATE_NOT_IN_WABA",
+            details={"field": "template.name"},
         )
     return _template_render(send, template_row)
 
 
-async def _persist(state: AppState, who: Principal, send: SendRequest, phone: PhoneNumber, ctx: SendContext) -> SendInput:
+async def _persist(
+    state: AppState, who: Principal, send: SendRequest, phone: PhoneNumber, ctx: SendContext
+) -> SendInput:
     settings = state.settings
     async with unit_of_work(state.sessions) as session:
         rendered = await _prechecks(session, send, phone, tenant_id=who.tenant_id)
         if await messages.queued_count(session, phone.phone_number_id) >= settings.send_queue_limit:
             raise RateLimited(
                 f"more than {settings.send_queue_limit} messages are waiting on this phone number",
-                retry_after_seconds=5, code="too_many_requests",
+                retry_after_seconds=5,
+                code="too_many_requests",
             )
         to_phone = canonical_phone(send.to) if send.to else None
         if ctx.conversation_id is not None:
@@ -187,15 +197,28 @@ async def _persist(state: AppState, who: Principal, send: SendRequest, phone: Ph
             conversation = await messages.conversation_for(session, phone.phone_number_id, to_phone)
         now = utcnow()
         message = Message(
-            id=new_id("msg", at=now), tenant_id=who.tenant_id, phone_number_id=phone.phone_number_id,
-            direction="outbound", message_type=send.type, status=messages.QUEUED, to_phone=to_phone,
-            from_phone=business_phone(phone), sent_by=ctx.sent_by,
+            id=new_id("msg", at=now),
+            tenant_id=who.tenant_id,
+            phone_number_id=phone.phone_number_id,
+            direction="outbound",
+            message_type=send.type,
+            status=messages.QUEUED,
+            to_phone=to_phone,
+            from_phone=business_phone(phone),
+            sent_by=ctx.sent_by,
             recipient_bsuid=send.recipient if to_phone is None else None,
             contact_id=conversation.contact_id if conversation else None,
-            conversation_id=conversation.id if conversation else None, source=ctx.source,
-            payload=send.model_dump(mode="json", exclude_none=True), content=content_summary(send, rendered),
-            has_media=send.type in MEDIA_TYPES, rendered_body=rendered, retry_of_message_id=ctx.retry_of_message_id,
-            idempotency_key=ctx.idempotency_key, created_at=now, occurred_at=now, status_updated_at=now,
+            conversation_id=conversation.id if conversation else None,
+            source=ctx.source,
+            payload=send.model_dump(mode="json", exclude_none=True),
+            content=content_summary(send, rendered),
+            has_media=send.type in MEDIA_TYPES,
+            rendered_body=rendered,
+            retry_of_message_id=ctx.retry_of_message_id,
+            idempotency_key=ctx.idempotency_key,
+            created_at=now,
+            occurred_at=now,
+            status_updated_at=now,
         )
         session.add(message)
         if ctx.idempotency_key is not None:
@@ -203,7 +226,11 @@ async def _persist(state: AppState, who: Principal, send: SendRequest, phone: Ph
                 session, tenant_id=who.tenant_id, key=ctx.idempotency_key, until=now + WORKFLOW_LOCK
             )
     return send_input_for(
-        message, send, phone, rates=tier_rates(settings), retry_window_seconds=settings.send_retry_window_seconds
+        message,
+        send,
+        phone,
+        rates=tier_rates(settings),
+        retry_window_seconds=settings.send_retry_window_seconds,
     )
 
 
@@ -211,7 +238,9 @@ async def start_send(state: AppState, request: SendInput) -> Any:
     """Start (or attach to) the message's send workflow, and note that it exists."""
     handle = await asyncio.wait_for(
         state.temporal.start_workflow(
-            SendMessageWorkflow.run, request, id=workflow_id(request.message_id),
+            SendMessageWorkflow.run,
+            request,
+            id=workflow_id(request.message_id),
             task_queue=state.settings.temporal_task_queue,
             id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
             id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
@@ -249,5 +278,7 @@ async def _accepted(state: AppState, message_id: str) -> JSONResponse:
         message = await session.get(Message, message_id)
     assert message is not None
     return JSONResponse(
-        MessagePublic.of(message).model_dump(), status_code=202, headers={"Location": f"/v1/messages/{message_id}"}
+        MessagePublic.of(message).model_dump(),
+        status_code=202,
+        headers={"Location": f"/v1/messages/{message_id}"},
     )

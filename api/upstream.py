@@ -24,13 +24,21 @@ async def upstream_call(
     return await upstream_call_waba(state, waba, method, path, **kwargs)
 
 
-async def upstream_call_waba(state: AppState, waba: Waba, method: str, path: str, **kwargs: Any) -> httpx.Response:
+async def upstream_call_waba(
+    state: AppState, waba: Waba, method: str, path: str, **kwargs: Any
+) -> httpx.Response:
     """One authenticated call with this WABA's token."""
-    token = open_sealed(state.settings.secrets_key_bytes, waba.access_token_encrypted, associated_data=f"waba:{waba.waba_id}")
+    token = open_sealed(
+        state.settings.secrets_key_bytes, waba.access_token_encrypted, associated_data=f"waba:{waba.waba_id}"
+    )
     base = f"{state.settings.channel_api_base_url.rstrip('/')}/{state.settings.channel_api_version}"
     try:
         return await state.http.request(
-            method, f"{base}/{path.lstrip('/')}", headers={"Authorization": f"Bearer {token}"}, timeout=15.0, **kwargs
+            method,
+            f"{base}/{path.lstrip('/')}",
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=15.0,
+            **kwargs,
         )
     except httpx.TimeoutException as exc:
         raise classify_transport_failure(timed_out=True).to_service_error() from exc
@@ -52,9 +60,14 @@ def raise_for_upstream(response: httpx.Response) -> None:
 async def mark_read_upstream(state: AppState, phone: PhoneNumber, wa_message_id: str) -> None:
     """Tell the upstream a message was read, and clear the conversation's unread count."""
     response = await upstream_call(
-        state, phone, "POST", f"{phone.phone_number_id}/messages",
+        state,
+        phone,
+        "POST",
+        f"{phone.phone_number_id}/messages",
         json={"messaging_product": "whatsapp", "status": "read", "message_id": wa_message_id},
     )
     raise_for_upstream(response)
     async with unit_of_work(state.sessions) as session:
-        await messages.mark_conversation_read(session, phone_number_id=phone.phone_number_id, wa_message_id=wa_message_id)
+        await messages.mark_conversation_read(
+            session, phone_number_id=phone.phone_number_id, wa_message_id=wa_message_id
+        )

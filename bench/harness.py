@@ -47,12 +47,20 @@ class Figures:
         return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
 
     def line(self) -> str:
-        return (f"{self.label:<44} {self.per_second:9.1f}/s   p50 {self.percentile(50):8.2f} ms   "
-                f"p99 {self.percentile(99):8.2f} ms   (n={self.count})")
+        return (
+            f"{self.label:<44} {self.per_second:9.1f}/s   p50 {self.percentile(50):8.2f} ms   "
+            f"p99 {self.percentile(99):8.2f} ms   (n={self.count})"
+        )
 
 
-async def load(label: str, call: Callable[[int], Awaitable[Any]], *, total: int, concurrency: int,
-               deadline_s: float = 120.0) -> Figures:
+async def load(
+    label: str,
+    call: Callable[[int], Awaitable[Any]],
+    *,
+    total: int,
+    concurrency: int,
+    deadline_s: float = 120.0,
+) -> Figures:
     """Run ``call(i)`` ``total`` times with ``concurrency`` at once; time each call."""
     latencies: list[float] = []
     counter = iter(range(total))
@@ -74,8 +82,10 @@ async def load(label: str, call: Callable[[int], Awaitable[Any]], *, total: int,
 def ratio_line(measured: Figures, baseline: Figures) -> str:
     if not baseline.per_second:
         return ""
-    return (f"  -> {measured.label}: {measured.per_second / baseline.per_second:.2f}x the baseline's throughput, "
-            f"p50 {measured.percentile(50) / max(baseline.percentile(50), 1e-9):.1f}x its latency")
+    return (
+        f"  -> {measured.label}: {measured.per_second / baseline.per_second:.2f}x the baseline's throughput, "
+        f"p50 {measured.percentile(50) / max(baseline.percentile(50), 1e-9):.1f}x its latency"
+    )
 
 
 @asynccontextmanager
@@ -94,10 +104,16 @@ def bench_settings(database_url: str, temporal_address: str, **overrides: Any) -
     from settings import Settings
 
     values: dict[str, Any] = {
-        "SWITCHBOARD_ENV": "test", "database_url": database_url, "temporal_address": temporal_address,
-        "temporal_task_queue": f"bench-{uuid.uuid4().hex[:8]}", "switchboard_admin_key": "adm_bench_" + "k" * 24,
-        "switchboard_secrets_key": base64.b64encode(os.urandom(32)).decode(), "channel_app_secret": "bench-secret",
-        "channel_verify_token": "bench", "tool_egress_allow_private": True, "log_level": "WARNING",
+        "SWITCHBOARD_ENV": "test",
+        "database_url": database_url,
+        "temporal_address": temporal_address,
+        "temporal_task_queue": f"bench-{uuid.uuid4().hex[:8]}",
+        "switchboard_admin_key": "adm_bench_" + "k" * 24,
+        "switchboard_secrets_key": base64.b64encode(os.urandom(32)).decode(),
+        "channel_app_secret": "bench-secret",
+        "channel_verify_token": "bench",
+        "tool_egress_allow_private": True,
+        "log_level": "WARNING",
     }
     values.update(overrides)
     return Settings(**values)
@@ -112,5 +128,13 @@ def fresh_sqlite_url() -> str:
     return url
 
 
-__all__ = ["Figures", "bench_settings", "fresh_sqlite_url", "load", "ratio_line", "serve_app", "temporal_dev_server",
-           "statistics"]
+__all__ = [
+    "Figures",
+    "bench_settings",
+    "fresh_sqlite_url",
+    "load",
+    "ratio_line",
+    "serve_app",
+    "temporal_dev_server",
+    "statistics",
+]

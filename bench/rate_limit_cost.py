@@ -30,15 +30,23 @@ async def measure(url: str, label: str, requests: int) -> list[Figures]:
     engine = create_engine(url)
     limiter = RateLimiter(engine)
     figures = []
-    for name, limits in (("standard key 100/s", Limits(100, 100_000)), ("high-volume key 500/s", Limits(500, 10**6))):
+    for name, limits in (
+        ("standard key 100/s", Limits(100, 100_000)),
+        ("high-volume key 500/s", Limits(500, 10**6)),
+    ):
         # Keys rotate so no window runs dry: this measures the cost of admitting, not of refusing.
         for phase, concurrency in (("warm-up", 1), ("sequential", 1), ("16 concurrent", 16)):
+
             async def one(i: int, limits: Limits = limits, phase: str = phase, name: str = name) -> None:
                 key = f"{name}-{phase}-{i // (limits.per_second // 2)}"
                 assert (await limiter.check(key, limits, now=time.time())).allowed
 
-            result = await load(f"{label}, {name}: {phase}", one, total=50 if phase == "warm-up" else requests,
-                                concurrency=concurrency)
+            result = await load(
+                f"{label}, {name}: {phase}",
+                one,
+                total=50 if phase == "warm-up" else requests,
+                concurrency=concurrency,
+            )
             if phase != "warm-up":
                 figures.append(result)
     await engine.dispose()
@@ -66,8 +74,10 @@ async def main(args: argparse.Namespace) -> None:
     print("Rate limiter cost per request (RateLimiter.check, leases from the shared counter)")
     for figures in results:
         mean_ms = sum(figures.latencies_ms) / max(1, len(figures.latencies_ms))
-        print(f"  {figures.label:<52} mean {mean_ms:6.3f} ms   p99 {figures.percentile(99):6.3f} ms   "
-              f"{figures.per_second:8.0f} req/s")
+        print(
+            f"  {figures.label:<52} mean {mean_ms:6.3f} ms   p99 {figures.percentile(99):6.3f} ms   "
+            f"{figures.per_second:8.0f} req/s"
+        )
 
 
 if __name__ == "__main__":

@@ -41,25 +41,44 @@ async def main(args: argparse.Namespace) -> None:
 
     async with temporal_dev_server() as env:
         address = env.client.service_client.config.target_host
-        sim_config = SimulatorConfig(app_secret="bench-secret", webhook_url="http://127.0.0.1:9/none",
-                                     send_status_webhooks=False)
+        sim_config = SimulatorConfig(
+            app_secret="bench-secret", webhook_url="http://127.0.0.1:9/none", send_status_webhooks=False
+        )
         async with serve_app(create_simulator_app(sim_config)) as sim_url:
-            settings = bench_settings(await asyncio.to_thread(fresh_sqlite_url), address, channel_api_base_url=sim_url,
-                                      api_key_cache_seconds=60.0)
+            settings = bench_settings(
+                await asyncio.to_thread(fresh_sqlite_url),
+                address,
+                channel_api_base_url=sim_url,
+                api_key_cache_seconds=60.0,
+            )
             engine = create_engine(settings.database_url)
             deps = build_deps(env.client, settings, engine)
-            async with build_worker(env.client, deps, max_concurrent=100), serve_app(create_app(settings)) as api_url:
+            async with (
+                build_worker(env.client, deps, max_concurrent=100),
+                serve_app(create_app(settings)) as api_url,
+            ):
                 async with httpx.AsyncClient(base_url=api_url, timeout=60) as client:
                     tenant = await provision_tenant(client, settings.switchboard_admin_key, plan="enterprise")
-                    await client.patch(f"/v1/admin/tenants/{tenant.id}",
-                                       json={"rate_limit_per_second": 100_000, "rate_limit_per_day": 10_000_000},
-                                       headers={"X-Admin-Key": settings.switchboard_admin_key})
-                    body = {"phone_number_id": tenant.phone_number_id, "to": "14155550100", "type": "text",
-                            "text": {"body": "bench"}}
+                    await client.patch(
+                        f"/v1/admin/tenants/{tenant.id}",
+                        json={"rate_limit_per_second": 100_000, "rate_limit_per_day": 10_000_000},
+                        headers={"X-Admin-Key": settings.switchboard_admin_key},
+                    )
+                    body = {
+                        "phone_number_id": tenant.phone_number_id,
+                        "to": "14155550100",
+                        "type": "text",
+                        "text": {"body": "bench"},
+                    }
                     # Sandbox keys are capped at 10 requests/s each (spec), so the load rotates over many.
                     sandbox_keys = [
-                        (await client.post(f"/v1/admin/tenants/{tenant.id}/api-keys", json={"mode": "test"},
-                                           headers={"X-Admin-Key": settings.switchboard_admin_key})).json()["key"]
+                        (
+                            await client.post(
+                                f"/v1/admin/tenants/{tenant.id}/api-keys",
+                                json={"mode": "test"},
+                                headers={"X-Admin-Key": settings.switchboard_admin_key},
+                            )
+                        ).json()["key"]
                         for _ in range(max(1, args.sandbox // 8))
                     ]
 
@@ -72,26 +91,52 @@ async def main(args: argparse.Namespace) -> None:
                         r = await client.post("/v1/messages", json=body, headers=tenant.headers())
                         assert r.status_code == 201, r.text
 
-                    sandbox_figures = await load("sandbox sends (API, validation, no I/O out)", sandbox,
-                                                 total=args.sandbox, concurrency=args.concurrency)
-                    async with serve_app(bare_app()) as bare_url, httpx.AsyncClient(base_url=bare_url) as bare:
+                    sandbox_figures = await load(
+                        "sandbox sends (API, validation, no I/O out)",
+                        sandbox,
+                        total=args.sandbox,
+                        concurrency=args.concurrency,
+                    )
+                    async with (
+                        serve_app(bare_app()) as bare_url,
+                        httpx.AsyncClient(base_url=bare_url) as bare,
+                    ):
+
                         async def bare_call(_: int) -> None:
                             await bare.post("/v1/messages", json=body)
 
-                        bare_figures = await load("baseline: bare FastAPI endpoint", bare_call,
-                                                  total=args.sandbox, concurrency=args.concurrency)
-                    live_figures = await load("live sends (API, workflow, simulator)", live,
-                                              total=args.live, concurrency=args.concurrency)
+                        bare_figures = await load(
+                            "baseline: bare FastAPI endpoint",
+                            bare_call,
+                            total=args.sandbox,
+                            concurrency=args.concurrency,
+                        )
+                    live_figures = await load(
+                        "live sends (API, workflow, simulator)",
+                        live,
+                        total=args.live,
+                        concurrency=args.concurrency,
+                    )
             await close_deps(deps)
             await engine.dispose()
         queue = "bench-bare"
-        async with Worker(env.client, task_queue=queue, workflows=[OneActivity], activities=[noop],
-                          max_concurrent_activities=100):
+        async with Worker(
+            env.client,
+            task_queue=queue,
+            workflows=[OneActivity],
+            activities=[noop],
+            max_concurrent_activities=100,
+        ):
+
             async def bare_workflow(i: int) -> None:
                 await env.client.execute_workflow(OneActivity.run, i, id=f"bench-bare-{i}", task_queue=queue)
 
-            workflow_figures = await load("baseline: bare workflow with one activity", bare_workflow,
-                                          total=args.live, concurrency=args.concurrency)
+            workflow_figures = await load(
+                "baseline: bare workflow with one activity",
+                bare_workflow,
+                total=args.live,
+                concurrency=args.concurrency,
+            )
     print("Send throughput (loopback, SQLite, Temporal dev server, 2 cores shared by client and servers)")
     for figures in (sandbox_figures, bare_figures, live_figures, workflow_figures):
         print("  " + figures.line())

@@ -8,8 +8,11 @@ MB = 1024 * 1024
 
 _DOCUMENT_TYPES = frozenset(
     {
-        "text/plain", "application/pdf", "application/vnd.ms-excel",
-        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "application/msword",
+        "text/plain",
+        "application/pdf",
+        "application/vnd.ms-excel",
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        "application/msword",
         "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
         "application/vnd.ms-powerpoint",
         "application/vnd.openxmlformats-officedocument.presentationml.presentation",
@@ -47,12 +50,14 @@ def check_media(media_type: str, mime_type: str, size_bytes: int, *, field: str 
     if base not in types:
         raise ValidationFailed(
             f"content type {base or 'none'} is not accepted for {media_type}",
-            code="UNSUPPORTED_MEDIA_TYPE", details={"field": field, "value": base, "accepted": sorted(types)},
+            code="UNSUPPORTED_MEDIA_TYPE",
+            details={"field": field, "value": base, "accepted": sorted(types)},
         )
     if size_bytes > cap:
         raise ValidationFailed(
             f"{media_type} is {size_bytes} bytes; the limit is {cap}",
-            code="MEDIA_TOO_LARGE", details={"field": field, "limit_bytes": cap},
+            code="MEDIA_TOO_LARGE",
+            details={"field": field, "limit_bytes": cap},
         )
     if size_bytes == 0:
         raise ValidationFailed("the media file is empty", code="MEDIA_TOO_LARGE", details={"field": field})

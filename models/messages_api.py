@@ -39,19 +39,40 @@ class MessagePublic(BaseModel):
     @classmethod
     def of(cls, m: Message) -> MessagePublic:
         return cls(
-            id=m.id, phone_number_id=m.phone_number_id, direction=m.direction, message_type=m.message_type,
-            wa_message_id=m.wa_message_id, status=m.status, to_phone=m.to_phone, from_phone=m.from_phone,
-            recipient=m.recipient_bsuid, conversation_id=m.conversation_id, created_at=iso_millis(m.created_at),
-            occurred_at=iso_millis(m.occurred_at), retry_of_message_id=m.retry_of_message_id, source=m.source, sent_by=m.sent_by,
-            coexistence_echo=m.coexistence_echo, content=m.content, has_media=m.has_media,
-            rendered_body=m.rendered_body, error_title=m.error_title, error_code=m.error_code,
+            id=m.id,
+            phone_number_id=m.phone_number_id,
+            direction=m.direction,
+            message_type=m.message_type,
+            wa_message_id=m.wa_message_id,
+            status=m.status,
+            to_phone=m.to_phone,
+            from_phone=m.from_phone,
+            recipient=m.recipient_bsuid,
+            conversation_id=m.conversation_id,
+            created_at=iso_millis(m.created_at),
+            occurred_at=iso_millis(m.occurred_at),
+            retry_of_message_id=m.retry_of_message_id,
+            source=m.source,
+            sent_by=m.sent_by,
+            coexistence_echo=m.coexistence_echo,
+            content=m.content,
+            has_media=m.has_media,
+            rendered_body=m.rendered_body,
+            error_title=m.error_title,
+            error_code=m.error_code,
             error_message=m.error_message,
         )
 
 
 def sandbox_response(
-    *, phone_number_id: str, message_type: str, to_phone: str | None, recipient: str | None, message_id: str,
-    wa_message_id: str, created_at: str,
+    *,
+    phone_number_id: str,
+    message_type: str,
+    to_phone: str | None,
+    recipient: str | None,
+    message_id: str,
+    wa_message_id: str,
+    created_at: str,
 ) -> dict[str, Any]:
     """The spec's synthetic answer to a sandbox send (nothing persisted, nothing sent)."""
     return {

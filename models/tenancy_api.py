@@ -59,10 +59,16 @@ class TenantPublic(BaseModel):
     @classmethod
     def of(cls, t: Tenant) -> TenantPublic:
         return cls(
-            id=t.id, name=t.name, plan=t.plan, notification_email=t.notification_email,
-            cost_cap_thread_usd=t.cost_cap_thread_usd, cost_cap_day_usd=t.cost_cap_day_usd,
-            cost_cap_month_usd=t.cost_cap_month_usd, rate_limit_per_second=t.rate_limit_per_second,
-            rate_limit_per_day=t.rate_limit_per_day, created_at=iso_millis(t.created_at),
+            id=t.id,
+            name=t.name,
+            plan=t.plan,
+            notification_email=t.notification_email,
+            cost_cap_thread_usd=t.cost_cap_thread_usd,
+            cost_cap_day_usd=t.cost_cap_day_usd,
+            cost_cap_month_usd=t.cost_cap_month_usd,
+            rate_limit_per_second=t.rate_limit_per_second,
+            rate_limit_per_day=t.rate_limit_per_day,
+            created_at=iso_millis(t.created_at),
         )
 
 
@@ -118,7 +124,9 @@ class WabaPublic(BaseModel):
 
     @classmethod
     def of(cls, w: Waba) -> WabaPublic:
-        return cls(id=w.id, waba_id=w.waba_id, messaging_tier=w.messaging_tier, created_at=iso_millis(w.created_at))
+        return cls(
+            id=w.id, waba_id=w.waba_id, messaging_tier=w.messaging_tier, created_at=iso_millis(w.created_at)
+        )
 
 
 class PhoneNumberCreate(_Strict):
@@ -145,8 +153,14 @@ class PhoneNumberPublic(BaseModel):
     @classmethod
     def of(cls, p: PhoneNumber) -> PhoneNumberPublic:
         return cls(
-            id=p.id, phone_number_id=p.phone_number_id, display_phone_number=p.display_phone_number,
-            waba_id=p.waba_id, customer_id=p.customer_id, throughput_tier=p.throughput_tier,
-            hidden_from_inbox=p.hidden_from_inbox, username=p.username, username_status=p.username_status,
+            id=p.id,
+            phone_number_id=p.phone_number_id,
+            display_phone_number=p.display_phone_number,
+            waba_id=p.waba_id,
+            customer_id=p.customer_id,
+            throughput_tier=p.throughput_tier,
+            hidden_from_inbox=p.hidden_from_inbox,
+            username=p.username,
+            username_status=p.username_status,
             created_at=iso_millis(p.created_at),
         )

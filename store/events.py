@@ -30,7 +30,11 @@ async def record_event(
     would never have a delivery, and it costs no dispatch workflow.
     """
     event = Event(
-        tenant_id=tenant_id, kind=kind, payload=payload, occurred_at=occurred_at, phone_number_id=phone_number_id
+        tenant_id=tenant_id,
+        kind=kind,
+        payload=payload,
+        occurred_at=occurred_at,
+        phone_number_id=phone_number_id,
     )
     if kind != WEBHOOK_TEST and not await _wanted(session, tenant_id, kind, phone_number_id):
         event.dispatched_at = occurred_at
@@ -45,7 +49,9 @@ async def _wanted(session: AsyncSession, tenant_id: str, kind: str, phone_number
         WebhookEndpoint.enabled.is_(True),  # type: ignore[attr-defined]
         WebhookEndpoint.auto_disabled_at.is_(None),  # type: ignore[union-attr]
     )
-    return any(matches(events, phone, kind, phone_number_id) for events, phone in (await session.execute(stmt)).all())
+    return any(
+        matches(events, phone, kind, phone_number_id) for events, phone in (await session.execute(stmt)).all()
+    )
 
 
 async def awaiting_dispatch(session: AsyncSession, event_ids: list[str]) -> list[str]:

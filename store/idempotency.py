@@ -60,18 +60,28 @@ def _in_progress() -> Conflict:
 async def claim(session: AsyncSession, *, tenant_id: str, key: str, fingerprint: str, now: datetime) -> Claim:
     """Claim ``key`` for this request, or replay, or raise 409/422. Caller commits at once."""
     insert = postgresql.insert if session.bind.dialect.name == "postgresql" else sqlite.insert
-    stmt = insert(_table).values(
-        tenant_id=tenant_id, key=key, fingerprint=fingerprint, state="in_progress",
-        locked_until=now + API_LOCK, created_at=now, expires_at=now + RECORD_LIFETIME,
-    ).on_conflict_do_nothing(index_elements=[_table.c.tenant_id, _table.c.key]).returning(_table.c.key)
+    stmt = (
+        insert(_table)
+        .values(
+            tenant_id=tenant_id,
+            key=key,
+            fingerprint=fingerprint,
+            state="in_progress",
+            locked_until=now + API_LOCK,
+            created_at=now,
+            expires_at=now + RECORD_LIFETIME,
+        )
+        .on_conflict_do_nothing(index_elements=[_table.c.tenant_id, _table.c.key])
+        .returning(_table.c.key)
+    )
     # RETURNING rather than rowcount: drivers disagree on rowcount for upserts.
     if (await session.execute(stmt)).first() is not None:
         return Claim()
     row = (
         await session.execute(
-            select(IdempotencyRecord).where(
-                IdempotencyRecord.tenant_id == tenant_id, IdempotencyRecord.key == key
-            ).execution_options(populate_existing=True)
+            select(IdempotencyRecord)
+            .where(IdempotencyRecord.tenant_id == tenant_id, IdempotencyRecord.key == key)
+            .execution_options(populate_existing=True)
         )
     ).scalar_one()
     expired = row.expires_at <= now
@@ -79,7 +89,8 @@ async def claim(session: AsyncSession, *, tenant_id: str, key: str, fingerprint:
     if (held or not expired) and row.fingerprint != fingerprint:
         raise Unprocessable(
             "this Idempotency-Key was used with a different request body",
-            code="idempotency_key_reused", details={"field": "Idempotency-Key"},
+            code="idempotency_key_reused",
+            details={"field": "Idempotency-Key"},
         )
     if row.state == "completed" and not expired:
         return Claim(replay_status=row.response_status, replay_body=row.response_body)
@@ -90,10 +101,21 @@ async def claim(session: AsyncSession, *, tenant_id: str, key: str, fingerprint:
     # Expired record or stale lock: take it over only if nobody else just did.
     taken = await session.execute(
         update(_table)
-        .where(_table.c.tenant_id == tenant_id, _table.c.key == key, _table.c.locked_until == row.locked_until,
-               _table.c.state == row.state)
-        .values(fingerprint=fingerprint, state="in_progress", locked_until=now + API_LOCK,
-                response_status=None, response_body=None, created_at=now, expires_at=now + RECORD_LIFETIME)
+        .where(
+            _table.c.tenant_id == tenant_id,
+            _table.c.key == key,
+            _table.c.locked_until == row.locked_until,
+            _table.c.state == row.state,
+        )
+        .values(
+            fingerprint=fingerprint,
+            state="in_progress",
+            locked_until=now + API_LOCK,
+            response_status=None,
+            response_body=None,
+            created_at=now,
+            expires_at=now + RECORD_LIFETIME,
+        )
         .returning(_table.c.key)
     )
     if taken.first() is None:
@@ -117,7 +139,9 @@ async def complete(
     await session.execute(
         update(_table)
         .where(_table.c.tenant_id == tenant_id, _table.c.key == key)
-        .values(state="completed", response_status=status, response_body=body, expires_at=now + RECORD_LIFETIME)
+        .values(
+            state="completed", response_status=status, response_body=body, expires_at=now + RECORD_LIFETIME
+        )
     )
 
 

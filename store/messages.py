@@ -24,17 +24,21 @@ _messages = Message.__table__  # type: ignore[attr-defined]
 async def phone_for_send(session: AsyncSession, tenant_id: str, phone_number_id: str) -> PhoneNumber:
     """The tenant's number with this channel id (INVALID_PHONE_NUMBER_ID / PHONE_NUMBER_NOT_IN_TENANT)."""
     phone = (
-        await session.execute(select(PhoneNumber).where(PhoneNumber.phone_number_id == phone_number_id))
-    ).scalars().first()
+        (await session.execute(select(PhoneNumber).where(PhoneNumber.phone_number_id == phone_number_id)))
+        .scalars()
+        .first()
+    )
     if phone is None:
         raise ValidationFailed(
             f"phone_number_id {phone_number_id} is not a number of this service",
-            code="INVALID_PHONE_NUMBER_ID", details={"field": "phone_number_id", "value": phone_number_id},
+            code="INVALID_PHONE_NUMBER_ID",
+            details={"field": "phone_number_id", "value": phone_number_id},
         )
     if phone.tenant_id != tenant_id:
         raise Forbidden(
             f"phone_number_id {phone_number_id} does not belong to this tenant",
-            code="PHONE_NUMBER_NOT_IN_TENANT", details={"field": "phone_number_id"},
+            code="PHONE_NUMBER_NOT_IN_TENANT",
+            details={"field": "phone_number_id"},
         )
     return phone
 
@@ -64,7 +68,8 @@ async def cached_media(
     stmt = (
         select(MediaAsset)
         .where(
-            MediaAsset.phone_number_id == phone_number_id, MediaAsset.source_url == source_url,
+            MediaAsset.phone_number_id == phone_number_id,
+            MediaAsset.source_url == source_url,
             MediaAsset.created_at >= since,
         )
         .order_by(MediaAsset.created_at.desc())  # type: ignore[attr-defined]
@@ -77,18 +82,23 @@ async def mark_conversation_read(session: AsyncSession, *, phone_number_id: str,
     conversation_id = (
         await session.execute(
             select(Message.conversation_id).where(
-                Message.phone_number_id == phone_number_id, Message.wa_message_id == wa_message_id,
+                Message.phone_number_id == phone_number_id,
+                Message.wa_message_id == wa_message_id,
                 Message.direction == "inbound",
             )
         )
     ).scalar_one_or_none()
     if conversation_id:
-        await session.execute(update(Conversation).where(Conversation.id == conversation_id).values(unread_count=0))
+        await session.execute(
+            update(Conversation).where(Conversation.id == conversation_id).values(unread_count=0)
+        )
 
 
 async def find_template(session: AsyncSession, *, waba_id: str, name: str, language: str) -> Template | None:
     """The stored template of this WABA, name and language, if synced or created here."""
-    stmt = select(Template).where(Template.waba_id == waba_id, Template.name == name, Template.language == language)
+    stmt = select(Template).where(
+        Template.waba_id == waba_id, Template.name == name, Template.language == language
+    )
     return (await session.execute(stmt)).scalars().first()
 
 
@@ -97,7 +107,9 @@ async def template_elsewhere(
 ) -> bool:
     """Whether the tenant has this template under another of its WABAs."""
     stmt = select(Template.id).where(
-        Template.tenant_id == tenant_id, Template.name == name, Template.language == language,
+        Template.tenant_id == tenant_id,
+        Template.name == name,
+        Template.language == language,
         Template.waba_id != not_waba_id,
     )
     return (await session.execute(stmt.limit(1))).first() is not None
@@ -105,13 +117,17 @@ async def template_elsewhere(
 
 async def queued_count(session: AsyncSession, phone_number_id: str) -> int:
     """How many sends wait on one phone number."""
-    stmt = select(func.count()).select_from(Message).where(
-        Message.phone_number_id == phone_number_id, Message.status == QUEUED
+    stmt = (
+        select(func.count())
+        .select_from(Message)
+        .where(Message.phone_number_id == phone_number_id, Message.status == QUEUED)
     )
     return int((await session.execute(stmt)).scalar_one())
 
 
-async def conversation_for(session: AsyncSession, phone_number_id: str, to_phone: str | None) -> Conversation | None:
+async def conversation_for(
+    session: AsyncSession, phone_number_id: str, to_phone: str | None
+) -> Conversation | None:
     """The existing conversation of this number with this contact phone (any of its forms)."""
     if to_phone is None:
         return None
@@ -163,7 +179,10 @@ async def claim_retry(session: AsyncSession, message_id: str, *, now: datetime, 
         update(_messages)
         .where(
             _messages.c.id == message_id,
-            or_(_messages.c.last_retry_requested_at.is_(None), _messages.c.last_retry_requested_at <= now - guard),
+            or_(
+                _messages.c.last_retry_requested_at.is_(None),
+                _messages.c.last_retry_requested_at <= now - guard,
+            ),
         )
         .values(last_retry_requested_at=now)
         .returning(_messages.c.id)
@@ -173,7 +192,9 @@ async def claim_retry(session: AsyncSession, message_id: str, *, now: datetime, 
 
 async def release_retry(session: AsyncSession, message_id: str) -> None:
     """Forget a retry request that was refused, so a corrected one may follow at once."""
-    await session.execute(update(_messages).where(_messages.c.id == message_id).values(last_retry_requested_at=None))
+    await session.execute(
+        update(_messages).where(_messages.c.id == message_id).values(last_retry_requested_at=None)
+    )
 
 
 async def mark_workflow_started(session: AsyncSession, message_id: str, *, at: datetime) -> None:
@@ -185,12 +206,16 @@ async def mark_workflow_started(session: AsyncSession, message_id: str, *, at: d
     )
 
 
-async def stale_unstarted(session: AsyncSession, *, older_than: datetime, limit: int) -> list[tuple[Message, PhoneNumber]]:
+async def stale_unstarted(
+    session: AsyncSession, *, older_than: datetime, limit: int
+) -> list[tuple[Message, PhoneNumber]]:
     """Queued messages whose send workflow was never seen to start, oldest first."""
     stmt = (
         select(Message, PhoneNumber)
         .join(PhoneNumber, PhoneNumber.phone_number_id == Message.phone_number_id)
-        .where(Message.status == QUEUED, Message.workflow_started_at.is_(None), Message.created_at < older_than)  # type: ignore[union-attr]
+        .where(
+            Message.status == QUEUED, Message.workflow_started_at.is_(None), Message.created_at < older_than
+        )  # type: ignore[union-attr]
         .order_by(Message.created_at)
         .limit(limit)
     )

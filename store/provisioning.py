@@ -58,8 +58,11 @@ async def create_api_key(session: AsyncSession, tenant_id: str, body: ApiKeyCrea
     await tenancy.get_tenant(session, tenant_id)
     plaintext = generate_key(body.mode, os.urandom(32))
     key = ApiKey(
-        tenant_id=tenant_id, key_hash=hash_key(plaintext), display_prefix=display_prefix(plaintext),
-        mode=body.mode, role=body.role,
+        tenant_id=tenant_id,
+        key_hash=hash_key(plaintext),
+        display_prefix=display_prefix(plaintext),
+        mode=body.mode,
+        role=body.role,
     )
     session.add(key)
     await session.flush()
@@ -89,7 +92,9 @@ async def create_waba(session: AsyncSession, tenant_id: str, body: WabaCreate, *
     """Register a WABA; its access token is sealed with the WABA id as associated data."""
     await tenancy.get_tenant(session, tenant_id)
     waba = Waba(
-        tenant_id=tenant_id, waba_id=body.waba_id, messaging_tier=body.messaging_tier,
+        tenant_id=tenant_id,
+        waba_id=body.waba_id,
+        messaging_tier=body.messaging_tier,
         access_token_encrypted=seal(secrets_key, body.access_token, associated_data=f"waba:{body.waba_id}"),
     )
     return await tenancy.add(session, waba, conflict_message=f"WABA {body.waba_id} is already registered")

@@ -37,7 +37,9 @@ async def lease(
     """Take ``want`` slots, or one when fewer remain; returns (granted, window count after)."""
     want = max(1, min(want, limit))
     for size in (want, 1) if want > 1 else (1,):
-        row = (await conn.execute(_claim(conn, bucket, want=size, limit=limit, expires_at=expires_at))).first()
+        row = (
+            await conn.execute(_claim(conn, bucket, want=size, limit=limit, expires_at=expires_at))
+        ).first()
         if row is not None:
             return size, int(row[0])
     return 0, limit

@@ -16,15 +16,26 @@ async def upsert_template(
 ) -> Template:
     """Insert or refresh the template of (waba, name, language) from upstream facts."""
     row = (
-        await session.execute(
-            select(Template).where(
-                Template.waba_id == waba_id, Template.name == fields.name, Template.language == fields.language
+        (
+            await session.execute(
+                select(Template).where(
+                    Template.waba_id == waba_id,
+                    Template.name == fields.name,
+                    Template.language == fields.language,
+                )
             )
         )
-    ).scalars().first()
+        .scalars()
+        .first()
+    )
     if row is None:
-        row = Template(tenant_id=tenant_id, waba_id=waba_id, name=fields.name, language=fields.language,
-                       category=fields.category or "UTILITY")
+        row = Template(
+            tenant_id=tenant_id,
+            waba_id=waba_id,
+            name=fields.name,
+            language=fields.language,
+            category=fields.category or "UTILITY",
+        )
         session.add(row)
     row.upstream_id = fields.upstream_id or row.upstream_id
     row.category = fields.category or row.category
@@ -38,6 +49,8 @@ async def upsert_template(
 
 def templates_of(*, tenant_id: str, waba_id: str) -> Select[tuple[Template]]:
     """The stored templates of one of the tenant's WABAs, by name and language."""
-    return select(Template).where(Template.tenant_id == tenant_id, Template.waba_id == waba_id).order_by(
-        Template.name, Template.language
+    return (
+        select(Template)
+        .where(Template.tenant_id == tenant_id, Template.waba_id == waba_id)
+        .order_by(Template.name, Template.language)
     )

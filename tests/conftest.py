@@ -63,7 +63,9 @@ async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
 @pytest.fixture(scope="session")
 async def time_skipping_env() -> AsyncIterator[WorkflowEnvironment]:
     """Temporal's time-skipping test server, for timers and retry schedules."""
-    path = shutil.which("temporal-test-server") or str(Path(os.sys.executable).parent / "temporal-test-server")
+    path = shutil.which("temporal-test-server") or str(
+        Path(os.sys.executable).parent / "temporal-test-server"
+    )
     env = await WorkflowEnvironment.start_time_skipping(
         test_server_existing_path=path, data_converter=pydantic_data_converter
     )

@@ -17,7 +17,9 @@ class PruneRateLimitCountersWorkflow:
 
     @workflow.run
     async def run(self) -> PruneResult:
-        await workflow.execute_activity_method(MaintenanceActivities.prune_idempotency_records, **HOUSEKEEPING)
+        await workflow.execute_activity_method(
+            MaintenanceActivities.prune_idempotency_records, **HOUSEKEEPING
+        )
         await workflow.execute_activity_method(MaintenanceActivities.prune_tool_tokens, **HOUSEKEEPING)
         return await workflow.execute_activity_method(
             MaintenanceActivities.prune_rate_limit_counters, **HOUSEKEEPING
@@ -30,4 +32,6 @@ class SweepQueuedSendsWorkflow:
 
     @workflow.run
     async def run(self) -> SweepResult:
-        return await workflow.execute_activity_method(SendSweeperActivities.resume_queued_sends, **HOUSEKEEPING)
+        return await workflow.execute_activity_method(
+            SendSweeperActivities.resume_queued_sends, **HOUSEKEEPING
+        )

@@ -28,7 +28,9 @@ UPSTREAM_SEND = {
     "start_to_close_timeout": timedelta(seconds=15),
     "schedule_to_close_timeout": timedelta(hours=24),
     "retry_policy": RetryPolicy(
-        initial_interval=timedelta(seconds=1), backoff_coefficient=2.0, maximum_interval=timedelta(seconds=60),
+        initial_interval=timedelta(seconds=1),
+        backoff_coefficient=2.0,
+        maximum_interval=timedelta(seconds=60),
         non_retryable_error_types=["UpstreamProtocol"],
     ),
 }
@@ -36,14 +38,18 @@ UPSTREAM_SEND = {
 # Local bookkeeping (our database): retried until it works.
 LOCAL_WRITE = {
     "start_to_close_timeout": timedelta(seconds=30),
-    "retry_policy": RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=30)),
+    "retry_policy": RetryPolicy(
+        initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=30)
+    ),
 }
 
 # Downloads of link media and their upload to the upstream.
 MEDIA_TRANSFER = {
     "start_to_close_timeout": timedelta(minutes=5),
     "schedule_to_close_timeout": timedelta(hours=1),
-    "retry_policy": RetryPolicy(initial_interval=timedelta(seconds=2), maximum_interval=timedelta(seconds=60)),
+    "retry_policy": RetryPolicy(
+        initial_interval=timedelta(seconds=2), maximum_interval=timedelta(seconds=60)
+    ),
 }
 
 # Inbound webhook processing (workflows/inbound.py): every item is idempotent, so
@@ -85,7 +91,8 @@ WEBHOOK_NOTIFY = {
     "start_to_close_timeout": timedelta(seconds=60),
     "schedule_to_close_timeout": timedelta(minutes=5),
     "retry_policy": RetryPolicy(
-        initial_interval=timedelta(seconds=5), maximum_interval=timedelta(minutes=1),
+        initial_interval=timedelta(seconds=5),
+        maximum_interval=timedelta(minutes=1),
         non_retryable_error_types=["SmtpMisconfigured"],
     ),
 }

@@ -53,8 +53,13 @@ class SendMessageWorkflow:
         if request.media_link and request.media_type:
             prepared = await workflow.execute_activity_method(
                 MediaActivities.prepare_link,
-                MediaPrepare(tenant_id=request.tenant_id, phone_number_id=request.phone_number_id,
-                             waba_id=request.waba_id, link=request.media_link, media_type=request.media_type),
+                MediaPrepare(
+                    tenant_id=request.tenant_id,
+                    phone_number_id=request.phone_number_id,
+                    waba_id=request.waba_id,
+                    link=request.media_link,
+                    media_type=request.media_type,
+                ),
                 **MEDIA_TRANSFER,
             )
             if prepared.failure is not None or prepared.media_id is None:
@@ -67,7 +72,11 @@ class SendMessageWorkflow:
             result = await self._send(request, {**body, "to": "+" + request.alternate_to})
         transient = result.failure is not None and result.failure.code == UNAVAILABLE
         return await self._record(
-            request, wa_message_id=result.wa_message_id, failure=result.failure, sent_to=sent_to, transient=transient
+            request,
+            wa_message_id=result.wa_message_id,
+            failure=result.failure,
+            sent_to=sent_to,
+            transient=transient,
         )
 
     async def _send(self, request: SendInput, body: dict) -> SendAttemptResult:
@@ -76,9 +85,17 @@ class SendMessageWorkflow:
         try:
             return await workflow.execute_activity_method(
                 ChannelActivities.send,
-                SendAttempt(message_id=request.message_id, tenant_id=request.tenant_id,
-                            phone_number_id=request.phone_number_id, waba_id=request.waba_id, body=body),
-                **{**UPSTREAM_SEND, "schedule_to_close_timeout": timedelta(seconds=request.retry_window_seconds)},
+                SendAttempt(
+                    message_id=request.message_id,
+                    tenant_id=request.tenant_id,
+                    phone_number_id=request.phone_number_id,
+                    waba_id=request.waba_id,
+                    body=body,
+                ),
+                **{
+                    **UPSTREAM_SEND,
+                    "schedule_to_close_timeout": timedelta(seconds=request.retry_window_seconds),
+                },
             )
         except ActivityError as err:
             # Retries ran out (the retry window passed: the last failure was a retryable one or a
@@ -94,7 +111,8 @@ class SendMessageWorkflow:
     async def _wait_for_slot(self, phone_number_id: str, per_second: int) -> None:
         while True:
             wait = await workflow.execute_local_activity_method(
-                ChannelActivities.acquire_slot, SlotRequest(phone_number_id=phone_number_id, per_second=per_second),
+                ChannelActivities.acquire_slot,
+                SlotRequest(phone_number_id=phone_number_id, per_second=per_second),
                 **LOCAL_WRITE,
             )
             if wait <= 0:
@@ -103,12 +121,22 @@ class SendMessageWorkflow:
             await workflow.sleep(timedelta(seconds=wait + workflow.random().random() * 0.2))
 
     async def _record(
-        self, request: SendInput, *, wa_message_id: str | None = None, failure: UpstreamFailureInfo | None = None,
-        sent_to: str | None = None, transient: bool = False,
+        self,
+        request: SendInput,
+        *,
+        wa_message_id: str | None = None,
+        failure: UpstreamFailureInfo | None = None,
+        sent_to: str | None = None,
+        transient: bool = False,
     ) -> SendResult:
         outcome = SendOutcome(
-            message_id=request.message_id, tenant_id=request.tenant_id, idempotency_key=request.idempotency_key,
-            wa_message_id=wa_message_id, failure=failure, sent_to=sent_to, transient=transient,
+            message_id=request.message_id,
+            tenant_id=request.tenant_id,
+            idempotency_key=request.idempotency_key,
+            wa_message_id=wa_message_id,
+            failure=failure,
+            sent_to=sent_to,
+            transient=transient,
         )
         return await workflow.execute_local_activity_method(
             SendRecordActivities.record_outcome, outcome, **LOCAL_WRITE
@@ -120,13 +148,17 @@ UNAVAILABLE = "UPSTREAM_UNAVAILABLE"
 
 def _unavailable() -> UpstreamFailureInfo:
     return UpstreamFailureInfo(
-        code=UNAVAILABLE, status_code=503, error_title="Upstream unavailable",
+        code=UNAVAILABLE,
+        status_code=503,
+        error_title="Upstream unavailable",
         error_message="the upstream did not accept the message within the retry window",
     )
 
 
 def _protocol_error(detail: str) -> UpstreamFailureInfo:
     return UpstreamFailureInfo(
-        code="UPSTREAM_PROTOCOL_ERROR", status_code=502, error_title="Upstream answered unexpectedly",
+        code="UPSTREAM_PROTOCOL_ERROR",
+        status_code=502,
+        error_title="Upstream answered unexpectedly",
         error_message=f"the upstream answered in a way the service cannot use: {detail}",
     )

@@ -65,7 +65,9 @@ async def revoke_api_key(key_id: str, _: Operator, state: State) -> ApiKeyRevoke
 
 
 @router.post("/tenants/{tenant_id}/customers", status_code=status.HTTP_201_CREATED)
-async def create_customer(tenant_id: str, body: CustomerCreate, _: Operator, session: Session) -> CustomerPublic:
+async def create_customer(
+    tenant_id: str, body: CustomerCreate, _: Operator, session: Session
+) -> CustomerPublic:
     """Create a customer of the tenant."""
     return CustomerPublic.of(await provisioning.create_customer(session, tenant_id, body))
 
@@ -79,9 +81,13 @@ async def update_customer(
 
 
 @router.post("/tenants/{tenant_id}/wabas", status_code=status.HTTP_201_CREATED)
-async def create_waba(tenant_id: str, body: WabaCreate, _: Operator, session: Session, state: State) -> WabaPublic:
+async def create_waba(
+    tenant_id: str, body: WabaCreate, _: Operator, session: Session, state: State
+) -> WabaPublic:
     """Register a WABA; the access token is stored encrypted and never returned."""
-    waba = await provisioning.create_waba(session, tenant_id, body, secrets_key=state.settings.secrets_key_bytes)
+    waba = await provisioning.create_waba(
+        session, tenant_id, body, secrets_key=state.settings.secrets_key_bytes
+    )
     return WabaPublic.of(waba)
 
 

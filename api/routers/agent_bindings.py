@@ -48,7 +48,9 @@ async def _public(
 
 
 @router.post("/agent-bindings", status_code=status.HTTP_201_CREATED)
-async def create_binding(body: BindingCreate, who: OwnerOrAdmin, session: Session, state: State) -> BindingPublic:
+async def create_binding(
+    body: BindingCreate, who: OwnerOrAdmin, session: Session, state: State
+) -> BindingPublic:
     """Deploy a version to the tenant, a customer (customer_id) or a phone number (phone_number_id)."""
     binding = await store.create_binding(
         session,

@@ -29,10 +29,14 @@ async def list_customers(who: Caller, session: Session, paging: Paging) -> dict[
 @router.get("/{customer_id}")
 async def get_customer(customer_id: str, who: Caller, session: Session) -> CustomerPublic:
     """One customer."""
-    return CustomerPublic.of(await get_owned(session, Customer, who.tenant_id, customer_id, resource="customer"))
+    return CustomerPublic.of(
+        await get_owned(session, Customer, who.tenant_id, customer_id, resource="customer")
+    )
 
 
 @router.patch("/{customer_id}")
-async def update_customer(customer_id: str, body: CustomerUpdate, who: OwnerOrAdmin, session: Session) -> CustomerPublic:
+async def update_customer(
+    customer_id: str, body: CustomerUpdate, who: OwnerOrAdmin, session: Session
+) -> CustomerPublic:
     """Pause or resume a customer's sending (owner or admin)."""
     return CustomerPublic.of(await provisioning.update_customer(session, who.tenant_id, customer_id, body))

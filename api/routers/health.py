@@ -35,7 +35,10 @@ async def _temporal_ok(state: Any) -> bool:
 async def healthz(state: State) -> dict[str, str] | JSONResponse:
     """200 only when the database and Temporal are reachable; 503 otherwise."""
     database, temporal = await asyncio.gather(_database_ok(state), _temporal_ok(state))
-    checks = {"database": "ok" if database else "unreachable", "temporal": "ok" if temporal else "unreachable"}
+    checks = {
+        "database": "ok" if database else "unreachable",
+        "temporal": "ok" if temporal else "unreachable",
+    }
     if database and temporal:
         return {"status": "ok", **checks}
     return JSONResponse(error_body(503, "a dependency is unreachable", details=checks), status_code=503)

@@ -38,7 +38,10 @@ def reply_source(*, require_agent_login: bool, agent_id: str | None) -> str:
 
 @router.post("/conversations/{id}/messages", status_code=201, response_model=None)
 async def reply(
-    id: str, state: State, who: Caller, body: Annotated[dict[str, Any], Body()],
+    id: str,
+    state: State,
+    who: Caller,
+    body: Annotated[dict[str, Any], Body()],
     idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key", max_length=255)] = None,
 ) -> JSONResponse:
     """Send a human reply in a conversation (any message type; `text` alone may be a string)."""
@@ -46,9 +49,12 @@ async def reply(
     if present:
         raise ValidationFailed(
             f"{present[0]} is taken from the conversation and may not be given",
-            code="INVALID_PARAMETER", details={"field": present[0]},
+            code="INVALID_PARAMETER",
+            details={"field": present[0]},
         )
-    source = reply_source(require_agent_login=bool(body.get("requireAgentLogin")), agent_id=body.get("agent_id"))
+    source = reply_source(
+        require_agent_login=bool(body.get("requireAgentLogin")), agent_id=body.get("agent_id")
+    )
     async with state.sessions() as session:
         conversation = await conversations.visible_conversation(session, who.tenant_id, id)
     payload = {k: v for k, v in body.items() if k not in ("requireAgentLogin", "agent_id")}
@@ -61,7 +67,9 @@ async def reply(
     else:
         payload["recipient"] = conversation.contact_bsuid
     ctx = sending.SendContext(
-        source=source, idempotency_key=idempotency_key, conversation_id=conversation.id,
+        source=source,
+        idempotency_key=idempotency_key,
+        conversation_id=conversation.id,
         sent_by=body.get("agent_id") if source == HUMAN_PORTAL else None,
         request_path=f"/v1/inbox-embed/conversations/{id}/messages",
     )

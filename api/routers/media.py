@@ -29,38 +29,58 @@ async def _read_capped(file: UploadFile, cap: int) -> bytes:
     while chunk := await file.read(_CHUNK):
         size += len(chunk)
         if size > cap:
-            raise ValidationFailed(f"the file is larger than {cap} bytes", code="MEDIA_TOO_LARGE",
-                                   details={"field": "file", "limit_bytes": cap})
+            raise ValidationFailed(
+                f"the file is larger than {cap} bytes",
+                code="MEDIA_TOO_LARGE",
+                details={"field": "file", "limit_bytes": cap},
+            )
         chunks.append(chunk)
     return b"".join(chunks)
 
 
-async def upload_to_channel(state: Any, who: Any, phone_number_id: str, file: UploadFile, mime_type: str) -> str:
+async def upload_to_channel(
+    state: Any, who: Any, phone_number_id: str, file: UploadFile, mime_type: str
+) -> str:
     """Check and upload one file for a phone; returns the upstream media id (stored for reuse)."""
     kind = media_kind_for(mime_type)
     if kind is None:
-        raise ValidationFailed(f"{mime_type} is not a media type the channel accepts", code="UNSUPPORTED_MEDIA_TYPE",
-                               details={"field": "type", "value": mime_type})
+        raise ValidationFailed(
+            f"{mime_type} is not a media type the channel accepts",
+            code="UNSUPPORTED_MEDIA_TYPE",
+            details={"field": "type", "value": mime_type},
+        )
     content = await _read_capped(file, max_bytes(kind))
     normalized = check_media(kind, mime_type, len(content))
     async with state.sessions() as session:
         phone = await messages.phone_for_send(session, who.tenant_id, phone_number_id)
     response = await upstream_call(
-        state, phone, "POST", f"{phone.phone_number_id}/media",
+        state,
+        phone,
+        "POST",
+        f"{phone.phone_number_id}/media",
         data={"messaging_product": "whatsapp", "type": normalized},
         files={"file": (file.filename or "upload", content, normalized)},
     )
     raise_for_upstream(response)
     media_id = str(response.json()["id"])
     async with unit_of_work(state.sessions) as session:
-        session.add(MediaAsset(tenant_id=who.tenant_id, phone_number_id=phone.phone_number_id, media_id=media_id,
-                               mime_type=normalized, size_bytes=len(content), sha256=hashlib.sha256(content).hexdigest()))
+        session.add(
+            MediaAsset(
+                tenant_id=who.tenant_id,
+                phone_number_id=phone.phone_number_id,
+                media_id=media_id,
+                mime_type=normalized,
+                size_bytes=len(content),
+                sha256=hashlib.sha256(content).hexdigest(),
+            )
+        )
     return media_id
 
 
 @router.post("/v1/media", status_code=201)
 async def upload_media(
-    state: State, who: Caller,
+    state: State,
+    who: Caller,
     phone_number_id: Annotated[str, Form()],
     file: Annotated[UploadFile, File()],
     type: Annotated[str, Form(description="MIME type of the file")],
@@ -72,8 +92,11 @@ async def upload_media(
             await messages.phone_for_send(session, who.tenant_id, phone_number_id)
         kind = media_kind_for(type)
         if kind is None:
-            raise ValidationFailed(f"{type} is not a media type the channel accepts", code="UNSUPPORTED_MEDIA_TYPE",
-                                   details={"field": "type", "value": type})
+            raise ValidationFailed(
+                f"{type} is not a media type the channel accepts",
+                code="UNSUPPORTED_MEDIA_TYPE",
+                details={"field": "type", "value": type},
+            )
         check_media(kind, type, len(await _read_capped(file, max_bytes(kind))))
         return {"id": f"sandbox-media-{new_id('x')[2:]}", "sandbox": True}
     return {"id": await upload_to_channel(state, who, phone_number_id, file, type)}
@@ -81,7 +104,8 @@ async def upload_media(
 
 @router.post("/v1/messages/upload-media", status_code=201, response_model=None)
 async def upload_and_send(
-    state: State, who: Caller,
+    state: State,
+    who: Caller,
     phone_number_id: Annotated[str, Form()],
     to: Annotated[str, Form(description="recipient phone; BSUID addressing is not accepted for uploads")],
     file: Annotated[UploadFile, File()],
@@ -93,8 +117,11 @@ async def upload_and_send(
     """Upload a file and send it as the matching media message in one call."""
     kind = media_kind_for(type)
     if kind is None:
-        raise ValidationFailed(f"{type} is not a media type the channel accepts", code="UNSUPPORTED_MEDIA_TYPE",
-                               details={"field": "type", "value": type})
+        raise ValidationFailed(
+            f"{type} is not a media type the channel accepts",
+            code="UNSUPPORTED_MEDIA_TYPE",
+            details={"field": "type", "value": type},
+        )
     media: dict[str, Any] = {"id": "pending-upload"}
     if caption and kind != "sticker" and kind != "audio":
         media["caption"] = caption
@@ -107,6 +134,7 @@ async def upload_and_send(
         check_media(kind, type, len(await _read_capped(file, max_bytes(kind))))
     else:
         media["id"] = await upload_to_channel(state, who, phone_number_id, file, type)
-    ctx = sending.SendContext(idempotency_key=idempotency_key, require_to=True,
-                              request_path="/v1/messages/upload-media")
+    ctx = sending.SendContext(
+        idempotency_key=idempotency_key, require_to=True, request_path="/v1/messages/upload-media"
+    )
     return await sending.submit(state, who, body, ctx)

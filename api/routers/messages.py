@@ -43,10 +43,13 @@ async def send_media_message(
     """Send an image, video, audio, document or sticker; `to` is required (no BSUID addressing)."""
     if isinstance(body, dict) and body.get("type") not in ("image", "video", "audio", "document", "sticker"):
         raise ValidationFailed(
-            "type must be one of image, video, audio, document, sticker", code="INVALID_MESSAGE_TYPE",
+            "type must be one of image, video, audio, document, sticker",
+            code="INVALID_MESSAGE_TYPE",
             details={"field": "type"},
         )
-    ctx = sending.SendContext(idempotency_key=idempotency_key, require_to=True, request_path="/v1/messages/media")
+    ctx = sending.SendContext(
+        idempotency_key=idempotency_key, require_to=True, request_path="/v1/messages/media"
+    )
     return await sending.submit(state, who, body, ctx)
 
 
@@ -81,11 +84,17 @@ async def list_messages(
 ) -> dict[str, Any]:
     """List messages, newest first, with the spec's filters."""
     filters = messages.MessageFilters(
-        phone_number_id=phone_number_id, direction=direction, status=status,
-        since=time_bound(since, field="since", end_of_day=False), until=time_bound(until, field="until", end_of_day=True),
-        contact_phone=contact_phone, conversation_id=conversation_id,
+        phone_number_id=phone_number_id,
+        direction=direction,
+        status=status,
+        since=time_bound(since, field="since", end_of_day=False),
+        until=time_bound(until, field="until", end_of_day=True),
+        contact_phone=contact_phone,
+        conversation_id=conversation_id,
     )
-    rows, total = await messages.list_messages(session, who.tenant_id, filters, page=paging.page, per_page=paging.per_page)
+    rows, total = await messages.list_messages(
+        session, who.tenant_id, filters, page=paging.page, per_page=paging.per_page
+    )
     return envelope([MessagePublic.of(m) for m in rows], paging=paging, total=total)
 
 
@@ -101,7 +110,8 @@ def time_bound(value: str | None, *, field: str, end_of_day: bool) -> datetime |
             moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         raise ValidationFailed(
-            f"{field} must be an ISO 8601 date or datetime", code="VALIDATION_FAILED",
+            f"{field} must be an ISO 8601 date or datetime",
+            code="VALIDATION_FAILED",
             details={"field": field, "value": value},
         ) from None
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
@@ -121,13 +131,16 @@ async def retry_message(message_id: str, state: State, who: Caller) -> JSONRespo
     if original.direction != "outbound" or not can_retry(original.status):
         raise ValidationFailed(
             f"only failed or failed_transient messages can be retried; this one is {original.status}",
-            code="MESSAGE_NOT_RETRYABLE", details={"field": "status", "value": original.status},
+            code="MESSAGE_NOT_RETRYABLE",
+            details={"field": "status", "value": original.status},
         )
     async with unit_of_work(state.sessions) as session:
         claimed = await messages.claim_retry(session, original.id, now=utcnow(), guard=RETRY_GUARD)
     if not claimed:
         raise RateLimited(
-            "this message was retried less than 5 minutes ago", retry_after_seconds=300, code="too_many_requests"
+            "this message was retried less than 5 minutes ago",
+            retry_after_seconds=300,
+            code="too_many_requests",
         )
     ctx = sending.SendContext(retry_of_message_id=original.id, source=original.source)
     try:

@@ -51,8 +51,15 @@ class NotificationPublic(BaseModel):
     @classmethod
     def of(cls, n: OwnerNotification) -> NotificationPublic:
         return cls(
-            id=n.id, kind=n.kind, severity=n.severity, webhook_id=n.webhook_id, recipient=n.recipient,
-            subject=n.subject, body=n.body, delivery=n.delivery, created_at=iso_millis(n.created_at),
+            id=n.id,
+            kind=n.kind,
+            severity=n.severity,
+            webhook_id=n.webhook_id,
+            recipient=n.recipient,
+            subject=n.subject,
+            body=n.body,
+            delivery=n.delivery,
+            created_at=iso_millis(n.created_at),
             sent_at=iso_millis(n.sent_at) if n.sent_at else None,
         )
 
@@ -65,7 +72,9 @@ async def get_settings(who: Caller, session: Session) -> NotificationSettings:
 
 
 @router.patch("/notification-settings")
-async def update_settings(body: NotificationSettingsUpdate, who: OwnerOrAdmin, session: Session) -> NotificationSettings:
+async def update_settings(
+    body: NotificationSettingsUpdate, who: OwnerOrAdmin, session: Session
+) -> NotificationSettings:
     """Change where owner notifications are mailed (owner or admin)."""
     tenant = await tenancy.get_tenant(session, who.tenant_id)
     tenant.notification_email = body.notification_email

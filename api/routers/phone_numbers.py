@@ -28,4 +28,6 @@ async def list_phone_numbers(who: Caller, session: Session, paging: Paging) -> d
 @router.get("/{id}")
 async def get_phone_number(id: str, who: Caller, session: Session) -> PhoneNumberPublic:
     """One phone record by its public id, including hidden_from_inbox."""
-    return PhoneNumberPublic.of(await get_owned(session, PhoneNumber, who.tenant_id, id, resource="phone number"))
+    return PhoneNumberPublic.of(
+        await get_owned(session, PhoneNumber, who.tenant_id, id, resource="phone number")
+    )

@@ -44,14 +44,23 @@ class TemplatePublic(BaseModel):
     @classmethod
     def of(cls, t: Template) -> TemplatePublic:
         return cls(
-            id=t.id, waba_id=t.waba_id, upstream_id=t.upstream_id, name=t.name, language=t.language,
-            category=t.category, status=t.status, parameter_format=t.parameter_format,
-            components=t.components or [], updated_at=iso_millis(t.updated_at),
+            id=t.id,
+            waba_id=t.waba_id,
+            upstream_id=t.upstream_id,
+            name=t.name,
+            language=t.language,
+            category=t.category,
+            status=t.status,
+            parameter_format=t.parameter_format,
+            components=t.components or [],
+            updated_at=iso_millis(t.updated_at),
         )
 
 
 @router.post("", status_code=201)
-async def create_template(waba_id: str, state: State, who: Caller, body: Annotated[Any, Body()]) -> TemplatePublic:
+async def create_template(
+    waba_id: str, state: State, who: Caller, body: Annotated[Any, Body()]
+) -> TemplatePublic:
     """Validate a template, submit it upstream for approval and store it (status PENDING)."""
     definition = validate_template_definition(body)
     async with state.sessions() as session:
@@ -64,13 +73,18 @@ async def create_template(waba_id: str, state: State, who: Caller, body: Annotat
     raise_for_upstream(response)
     answer = response.json()
     fields = TemplateRecordFields(
-        upstream_id=str(answer.get("id")) if answer.get("id") else None, name=definition.name,
-        language=definition.language, category=answer.get("category") or definition.category,
-        status=str(answer.get("status") or "PENDING").upper(), parameter_format=definition.parameter_format,
+        upstream_id=str(answer.get("id")) if answer.get("id") else None,
+        name=definition.name,
+        language=definition.language,
+        category=answer.get("category") or definition.category,
+        status=str(answer.get("status") or "PENDING").upper(),
+        parameter_format=definition.parameter_format,
         components=definition.components,
     )
     async with unit_of_work(state.sessions) as session:
-        row = await templates.upsert_template(session, tenant_id=who.tenant_id, waba_id=waba_id, fields=fields)
+        row = await templates.upsert_template(
+            session, tenant_id=who.tenant_id, waba_id=waba_id, fields=fields
+        )
     return TemplatePublic.of(row)
 
 
@@ -107,8 +121,10 @@ async def list_templates(waba_id: str, who: Caller, session: Session, paging: Pa
     """The templates stored for this WABA (list envelope)."""
     await tenancy.get_waba_for_tenant(session, who.tenant_id, waba_id)
     rows, total = await paginate(
-        session, templates.templates_of(tenant_id=who.tenant_id, waba_id=waba_id),
-        page=paging.page, per_page=paging.per_page,
+        session,
+        templates.templates_of(tenant_id=who.tenant_id, waba_id=waba_id),
+        page=paging.page,
+        per_page=paging.per_page,
     )
     return envelope([TemplatePublic.of(r) for r in rows], paging=paging, total=total)
 
@@ -117,8 +133,14 @@ def _sandbox_template(waba_id: str, definition: Any) -> TemplatePublic:
     """A sandbox key's answer: validated like a live create, nothing sent or stored."""
     now = utcnow()
     return TemplatePublic(
-        id=f"sandbox-{new_id('x', at=now)[2:]}", waba_id=waba_id, upstream_id=None, name=definition.name,
-        language=definition.language, category=definition.category, status="PENDING",
-        parameter_format=definition.parameter_format, components=definition.components,
+        id=f"sandbox-{new_id('x', at=now)[2:]}",
+        waba_id=waba_id,
+        upstream_id=None,
+        name=definition.name,
+        language=definition.language,
+        category=definition.category,
+        status="PENDING",
+        parameter_format=definition.parameter_format,
+        components=definition.components,
         updated_at=iso_millis(now),
     )

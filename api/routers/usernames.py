@@ -39,7 +39,10 @@ async def set_username(
     if who.is_sandbox:
         return {"ok": True, "status": "approved", "username": username, "sandbox": True}
     response = await upstream_call(
-        state, phone, "POST", f"{phone.phone_number_id}/username",
+        state,
+        phone,
+        "POST",
+        f"{phone.phone_number_id}/username",
         json=username_request_body(username, transfer_action=transfer_action),
     )
     if not response.is_success:

@@ -12,11 +12,18 @@ async def test_member_keys_cannot_change_tools_or_bindings(app_client: httpx.Asy
     member = tenant.headers(tenant.member_key)
     slug, binding_id = ids["tool"]["slug"], ids["binding"]["id"]
     attempts = [
-        ("POST", "/v1/agent-tools", {"slug": "new-tool", "name": "n", "description": "d",
-                                     "declaration": declaration()}),
+        (
+            "POST",
+            "/v1/agent-tools",
+            {"slug": "new-tool", "name": "n", "description": "d", "declaration": declaration()},
+        ),
         ("PATCH", f"/v1/agent-tools/{slug}", {"description": "exfiltrate"}),
         ("DELETE", f"/v1/agent-tools/{slug}", None),
-        ("POST", "/v1/agent-bindings", {"name": "b", "agent_version_id": ids["version"]["id"], "scope": "tenant"}),
+        (
+            "POST",
+            "/v1/agent-bindings",
+            {"name": "b", "agent_version_id": ids["version"]["id"], "scope": "tenant"},
+        ),
         ("PATCH", f"/v1/agent-bindings/{binding_id}", {"base_url": "https://attacker.example"}),
         ("DELETE", f"/v1/agent-bindings/{binding_id}", None),
     ]

@@ -22,7 +22,9 @@ ADMIN = {"X-Admin-Key": ADMIN_KEY}
         ({"X-API-Key": "gsk_test_" + "b" * 43}, "INVALID_API_KEY"),
     ],
 )
-async def test_key_errors_answer_401_with_code(app_client: httpx.AsyncClient, headers: dict[str, str], code: str):
+async def test_key_errors_answer_401_with_code(
+    app_client: httpx.AsyncClient, headers: dict[str, str], code: str
+):
     response = await app_client.get("/v1/phone-numbers", headers=headers)
     assert response.status_code == 401
     body = response.json()
@@ -61,7 +63,9 @@ async def test_revocation_elsewhere_is_honoured_within_the_cache_ttl(
         assert (await other.get("/v1/phone-numbers", headers=tenant.headers())).status_code == 200
         engine = create_engine(settings.database_url)
         async with unit_of_work(session_factory(engine)) as session:
-            found = await tenancy.find_key(session, __import__("domain.api_keys").api_keys.hash_key(tenant.live_key))
+            found = await tenancy.find_key(
+                session, __import__("domain.api_keys").api_keys.hash_key(tenant.live_key)
+            )
             assert found is not None
             await tenancy.revoke_key(session, found[0].id, at=utcnow())
         await engine.dispose()

@@ -36,7 +36,9 @@ async def test_wrong_method_is_405_body(app_client: httpx.AsyncClient, tenant: T
 
 async def test_non_json_body_is_415(app_client: httpx.AsyncClient):
     response = await app_client.post(
-        "/v1/admin/tenants", content=b"name=x", headers={**ADMIN, "Content-Type": "application/x-www-form-urlencoded"}
+        "/v1/admin/tenants",
+        content=b"name=x",
+        headers={**ADMIN, "Content-Type": "application/x-www-form-urlencoded"},
     )
     assert_error_body(response, 415)
 
@@ -48,7 +50,8 @@ async def test_missing_content_type_with_body_is_415(app_client: httpx.AsyncClie
 
 async def test_json_with_charset_is_accepted(app_client: httpx.AsyncClient):
     response = await app_client.post(
-        "/v1/admin/tenants", content=b'{"name": "x"}',
+        "/v1/admin/tenants",
+        content=b'{"name": "x"}',
         headers={**ADMIN, "Content-Type": "application/json; charset=utf-8"},
     )
     assert response.status_code == 201
@@ -57,7 +60,8 @@ async def test_json_with_charset_is_accepted(app_client: httpx.AsyncClient):
 async def test_missing_required_field_names_the_field(app_client: httpx.AsyncClient):
     body = assert_error_body(
         await app_client.post("/v1/admin/tenants", json={"plan": "standard"}, headers=ADMIN),
-        400, "MISSING_REQUIRED_FIELD",
+        400,
+        "MISSING_REQUIRED_FIELD",
     )
     assert body["details"]["field"] == "name"
 
@@ -72,14 +76,17 @@ async def test_malformed_json_is_400(app_client: httpx.AsyncClient):
 async def test_invalid_enum_value_is_400_with_field(app_client: httpx.AsyncClient):
     body = assert_error_body(
         await app_client.post("/v1/admin/tenants", json={"name": "x", "plan": "gold"}, headers=ADMIN),
-        400, "VALIDATION_FAILED",
+        400,
+        "VALIDATION_FAILED",
     )
     assert body["details"]["field"] == "plan"
     assert body["details"]["value"] == "gold"
 
 
 @pytest.mark.parametrize("per_page", [0, 101])
-async def test_per_page_out_of_range_is_400(app_client: httpx.AsyncClient, tenant: TenantFixture, per_page: int):
+async def test_per_page_out_of_range_is_400(
+    app_client: httpx.AsyncClient, tenant: TenantFixture, per_page: int
+):
     body = assert_error_body(
         await app_client.get(f"/v1/phone-numbers?per_page={per_page}", headers=tenant.headers()), 400
     )
@@ -123,8 +130,10 @@ async def test_oversized_json_body_is_413_before_anything_runs(app_client: httpx
 async def test_media_routes_take_large_bodies(app_client: httpx.AsyncClient, tenant: TenantFixture):
     """A 2 MB upload passes the body limit (and is then judged by the media rules)."""
     response = await app_client.post(
-        "/v1/media", data={"phone_number_id": tenant.phone_number_id, "type": "application/zip"},
-        files={"file": ("f.zip", b"x" * (2 * 1024 * 1024), "application/zip")}, headers=tenant.headers(),
+        "/v1/media",
+        data={"phone_number_id": tenant.phone_number_id, "type": "application/zip"},
+        files={"file": ("f.zip", b"x" * (2 * 1024 * 1024), "application/zip")},
+        headers=tenant.headers(),
     )
     assert response.status_code == 400
     assert response.json()["code"] == "UNSUPPORTED_MEDIA_TYPE"

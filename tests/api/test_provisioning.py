@@ -10,7 +10,9 @@ from tests.support.tenants import TenantFixture
 ADMIN = {"X-Admin-Key": ADMIN_KEY}
 
 
-async def test_phone_number_record_includes_hidden_from_inbox(app_client: httpx.AsyncClient, tenant: TenantFixture):
+async def test_phone_number_record_includes_hidden_from_inbox(
+    app_client: httpx.AsyncClient, tenant: TenantFixture
+):
     response = await app_client.get(f"/v1/phone-numbers/{tenant.phone_id}", headers=tenant.headers())
     assert response.status_code == 200
     body = response.json()
@@ -53,7 +55,11 @@ async def test_waba_access_token_is_never_returned(app_client: httpx.AsyncClient
 async def test_duplicate_channel_phone_number_is_409(app_client: httpx.AsyncClient, tenant: TenantFixture):
     response = await app_client.post(
         f"/v1/admin/tenants/{tenant.id}/phone-numbers",
-        json={"phone_number_id": tenant.phone_number_id, "display_phone_number": "+1", "waba_id": tenant.waba_id},
+        json={
+            "phone_number_id": tenant.phone_number_id,
+            "display_phone_number": "+1",
+            "waba_id": tenant.waba_id,
+        },
         headers=ADMIN,
     )
     assert response.status_code == 409
@@ -77,8 +83,12 @@ async def test_customer_of_another_tenant_is_404_when_registering_phone(
 ):
     response = await app_client.post(
         f"/v1/admin/tenants/{tenant.id}/phone-numbers",
-        json={"phone_number_id": "777000112", "display_phone_number": "+1", "waba_id": tenant.waba_id,
-              "customer_id": other_tenant.customer_id},
+        json={
+            "phone_number_id": "777000112",
+            "display_phone_number": "+1",
+            "waba_id": tenant.waba_id,
+            "customer_id": other_tenant.customer_id,
+        },
         headers=ADMIN,
     )
     assert response.status_code == 404
@@ -90,7 +100,9 @@ async def test_custom_rate_limits_need_enterprise(app_client: httpx.AsyncClient,
     )
     assert response.status_code == 422
     ok = await app_client.patch(
-        f"/v1/admin/tenants/{tenant.id}", json={"plan": "enterprise", "rate_limit_per_second": 5}, headers=ADMIN
+        f"/v1/admin/tenants/{tenant.id}",
+        json={"plan": "enterprise", "rate_limit_per_second": 5},
+        headers=ADMIN,
     )
     assert ok.status_code == 200
     assert ok.json()["rate_limit_per_second"] == 5
@@ -108,7 +120,9 @@ async def test_operator_endpoints_need_the_admin_key(app_client: httpx.AsyncClie
 
 async def test_pausing_a_customer_needs_owner_or_admin(app_client: httpx.AsyncClient, tenant: TenantFixture):
     path = f"/v1/customers/{tenant.customer_id}"
-    member = await app_client.patch(path, json={"sending_paused": True}, headers=tenant.headers(tenant.member_key))
+    member = await app_client.patch(
+        path, json={"sending_paused": True}, headers=tenant.headers(tenant.member_key)
+    )
     assert member.status_code == 403
     assert member.json()["code"] == "ROLE_FORBIDDEN"
     owner = await app_client.patch(path, json={"sending_paused": True}, headers=tenant.headers())

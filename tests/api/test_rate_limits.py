@@ -106,7 +106,9 @@ def _spawn_api(settings, port: int) -> subprocess.Popen[bytes]:
     }
     return subprocess.Popen(
         [sys.executable, "-m", "cli", "api", "--host", "127.0.0.1", "--port", str(port)],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
 
 
@@ -121,7 +123,9 @@ async def _wait_up(base: str) -> None:
     raise AssertionError(f"{base} did not come up")
 
 
-async def test_two_api_processes_share_one_limit(app_client: httpx.AsyncClient, tenant: TenantFixture, settings):
+async def test_two_api_processes_share_one_limit(
+    app_client: httpx.AsyncClient, tenant: TenantFixture, settings
+):
     await _enterprise(app_client, tenant, rate_limit_per_second=5)
     ports = [free_port(), free_port()]
     procs = [_spawn_api(settings, port) for port in ports]

@@ -24,8 +24,18 @@ def test_key_mode_from_prefix(key: str, mode: str):
     assert key_mode(key) == mode
 
 
-@pytest.mark.parametrize("key", ["", "gsk_live_", "gsk_live_short", "gsk_prod_" + "a" * 40, "GSK_LIVE_" + "a" * 40,
-                                 "gsk_live_" + "a" * 30 + "!", "gsk_live_" + "a" * 129])
+@pytest.mark.parametrize(
+    "key",
+    [
+        "",
+        "gsk_live_",
+        "gsk_live_short",
+        "gsk_prod_" + "a" * 40,
+        "GSK_LIVE_" + "a" * 40,
+        "gsk_live_" + "a" * 30 + "!",
+        "gsk_live_" + "a" * 129,
+    ],
+)
 def test_malformed_keys(key: str):
     with pytest.raises(Unauthorized) as err:
         key_mode(key)
@@ -83,10 +93,16 @@ def test_open_refuses_wrong_key_aad_or_garbage(key, aad, token):
 
 @pytest.mark.parametrize(
     ("media_type", "mime", "size", "ok"),
-    [("image", "image/jpeg", 1000, True), ("image", "image/png; charset=x", 5 * 1024 * 1024, True),
-     ("image", "image/png", 5 * 1024 * 1024 + 1, False), ("image", "image/gif", 10, False),
-     ("sticker", "image/webp", 500 * 1024, True), ("document", "application/pdf", 100, True),
-     ("audio", "audio/ogg", 0, False), ("video", "video/mp4", 16 * 1024 * 1024, True)],
+    [
+        ("image", "image/jpeg", 1000, True),
+        ("image", "image/png; charset=x", 5 * 1024 * 1024, True),
+        ("image", "image/png", 5 * 1024 * 1024 + 1, False),
+        ("image", "image/gif", 10, False),
+        ("sticker", "image/webp", 500 * 1024, True),
+        ("document", "application/pdf", 100, True),
+        ("audio", "audio/ogg", 0, False),
+        ("video", "video/mp4", 16 * 1024 * 1024, True),
+    ],
 )
 def test_media_rules(media_type, mime, size, ok):
     if ok:
@@ -102,6 +118,8 @@ def test_media_kind_for_mime():
     assert media_kind_for("application/zip") is None
 
 
-@pytest.mark.parametrize(("tier", "expected"), [("standard", 80), ("medium", 200), ("high", 1000), ("unlimited", None)])
+@pytest.mark.parametrize(
+    ("tier", "expected"), [("standard", 80), ("medium", 200), ("high", 1000), ("unlimited", None)]
+)
 def test_throughput_tiers(tier, expected):
     assert per_second(tier, TierRates()) == expected

@@ -26,13 +26,22 @@ async def sessions(database_url):
 
 async def _webhook(sessions, **fields) -> None:
     async with unit_of_work(sessions) as session:
-        session.add(WebhookEndpoint(tenant_id="ten_a", url="https://x.test/h", secret_encrypted="s", **fields))
+        session.add(
+            WebhookEndpoint(tenant_id="ten_a", url="https://x.test/h", secret_encrypted="s", **fields)
+        )
 
 
-async def _record(sessions, kind: str = "channel.message.received", phone: str | None = "111") -> datetime | None:
+async def _record(
+    sessions, kind: str = "channel.message.received", phone: str | None = "111"
+) -> datetime | None:
     async with unit_of_work(sessions) as session:
         event = await events.record_event(
-            session, tenant_id="ten_a", kind=kind, payload={"event": kind}, occurred_at=utcnow(), phone_number_id=phone
+            session,
+            tenant_id="ten_a",
+            kind=kind,
+            payload={"event": kind},
+            occurred_at=utcnow(),
+            phone_number_id=phone,
         )
     async with sessions() as session:
         pending = await events.awaiting_dispatch(session, [event.id])

@@ -25,7 +25,9 @@ async def sessions(database_url):
 
 async def _claim(sessions, key="k1", fp="f1", now=None):
     async with unit_of_work(sessions) as session:
-        return await idempotency.claim(session, tenant_id="ten_a", key=key, fingerprint=fp, now=now or utcnow())
+        return await idempotency.claim(
+            session, tenant_id="ten_a", key=key, fingerprint=fp, now=now or utcnow()
+        )
 
 
 async def test_new_key_is_claimed_then_in_progress(sessions):
@@ -38,7 +40,9 @@ async def test_new_key_is_claimed_then_in_progress(sessions):
 async def test_completed_key_replays_same_fingerprint(sessions):
     await _claim(sessions)
     async with unit_of_work(sessions) as session:
-        await idempotency.complete(session, tenant_id="ten_a", key="k1", status=201, body={"id": "m1"}, now=utcnow())
+        await idempotency.complete(
+            session, tenant_id="ten_a", key="k1", status=201, body={"id": "m1"}, now=utcnow()
+        )
     claim = await _claim(sessions)
     assert claim.is_replay and claim.replay_status == 201 and claim.replay_body == {"id": "m1"}
 

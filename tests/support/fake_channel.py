@@ -17,9 +17,16 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 
-def cloud_error(code: int, message: str = "error", *, subcode: int | None = None, details: str = "") -> dict[str, Any]:
+def cloud_error(
+    code: int, message: str = "error", *, subcode: int | None = None, details: str = ""
+) -> dict[str, Any]:
     """A Cloud API error envelope."""
-    error: dict[str, Any] = {"message": message, "type": "OAuthException", "code": code, "fbtrace_id": "Afake"}
+    error: dict[str, Any] = {
+        "message": message,
+        "type": "OAuthException",
+        "code": code,
+        "fbtrace_id": "Afake",
+    }
     if subcode is not None:
         error["error_subcode"] = subcode
     if details:
@@ -89,8 +96,11 @@ class FakeChannel:
                 return JSONResponse(answer.body, status_code=answer.status)
             wamid = f"wamid.FAKE{next(self._ids):06d}"
             return JSONResponse(
-                {"messaging_product": "whatsapp", "contacts": [{"input": body.get("to"), "wa_id": to}],
-                 "messages": [{"id": wamid}]}
+                {
+                    "messaging_product": "whatsapp",
+                    "contacts": [{"input": body.get("to"), "wa_id": to}],
+                    "messages": [{"id": wamid}],
+                }
             )
 
         @app.post("/{version}/{phone_number_id}/media")
@@ -98,8 +108,14 @@ class FakeChannel:
             form = await request.form()
             upload = form["file"]
             content = await upload.read()  # type: ignore[union-attr]
-            self.uploads.append({"phone_number_id": phone_number_id, "type": form.get("type"),
-                                 "size": len(content), "filename": upload.filename})  # type: ignore[union-attr]
+            self.uploads.append(
+                {
+                    "phone_number_id": phone_number_id,
+                    "type": form.get("type"),
+                    "size": len(content),
+                    "filename": upload.filename,
+                }
+            )  # type: ignore[union-attr]
             return JSONResponse({"id": f"media-{next(self._ids)}"})
 
         @app.get("/{version}/{waba_id}/message_templates")
@@ -110,7 +126,9 @@ class FakeChannel:
         async def create_template(waba_id: str, request: Request) -> JSONResponse:
             body = await request.json()
             self.template_creates.append({"waba_id": waba_id, **body})
-            return JSONResponse({"id": f"tpl-{next(self._ids)}", "status": "PENDING", "category": body.get("category")})
+            return JSONResponse(
+                {"id": f"tpl-{next(self._ids)}", "status": "PENDING", "category": body.get("category")}
+            )
 
         @app.post("/{version}/{phone_number_id}/username")
         async def username(phone_number_id: str, request: Request) -> JSONResponse:

@@ -50,10 +50,20 @@ async def provision_tenant(
     phone_number_id = f"{800000000000 + n}"
     phone = await post(
         f"/v1/admin/tenants/{tid}/phone-numbers",
-        {"phone_number_id": phone_number_id, "display_phone_number": f"+1 555 {n:07d}", "waba_id": waba_id,
-         "customer_id": customer["id"]},
+        {
+            "phone_number_id": phone_number_id,
+            "display_phone_number": f"+1 555 {n:07d}",
+            "waba_id": waba_id,
+            "customer_id": customer["id"],
+        },
     )
     return TenantFixture(
-        id=tid, live_key=live["key"], test_key=test["key"], member_key=member["key"], waba_id=waba_id,
-        customer_id=customer["id"], phone_id=phone["id"], phone_number_id=phone_number_id,
+        id=tid,
+        live_key=live["key"],
+        test_key=test["key"],
+        member_key=member["key"],
+        waba_id=waba_id,
+        customer_id=customer["id"],
+        phone_id=phone["id"],
+        phone_number_id=phone_number_id,
     )

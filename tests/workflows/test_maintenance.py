@@ -22,7 +22,8 @@ async def test_prune_workflow_deletes_only_ended_windows(settings, temporal_env,
     await limiter.check("key_new", Limits(10, 100), now=datetime.now(UTC).timestamp())
     client: Client = temporal_env.client
     result = await client.execute_workflow(
-        PruneRateLimitCountersWorkflow.run, id=f"prune-{settings.temporal_task_queue}",
+        PruneRateLimitCountersWorkflow.run,
+        id=f"prune-{settings.temporal_task_queue}",
         task_queue=settings.temporal_task_queue,
     )
     assert result.deleted == 2

@@ -24,12 +24,19 @@ async def _conversation(app_client, tenant, temporal_env, settings) -> str:
     ids=["anonymous-embed", "logged-in-agent"],
 )
 async def test_reply_is_sent_to_the_contact_with_a_human_source(
-    app_client: httpx.AsyncClient, tenant: TenantFixture, channel: FakeChannel, worker, temporal_env, settings,
-    extra: dict, source: str,
+    app_client: httpx.AsyncClient,
+    tenant: TenantFixture,
+    channel: FakeChannel,
+    worker,
+    temporal_env,
+    settings,
+    extra: dict,
+    source: str,
 ):
     conversation_id = await _conversation(app_client, tenant, temporal_env, settings)
     response = await app_client.post(
-        f"/v1/inbox-embed/conversations/{conversation_id}/messages", json={"text": "A human here", **extra},
+        f"/v1/inbox-embed/conversations/{conversation_id}/messages",
+        json={"text": "A human here", **extra},
         headers=tenant.headers(),
     )
     assert response.status_code == 201, response.text
@@ -38,8 +45,9 @@ async def test_reply_is_sent_to_the_contact_with_a_human_source(
     assert body["to_phone"] == USER_PHONE
     assert channel.sends[-1]["to"] == "+" + USER_PHONE
     assert channel.sends[-1]["text"] == {"body": "A human here"}
-    listed = await app_client.get(f"/v1/inbox-embed/conversations/{conversation_id}/messages",
-                                  headers=tenant.headers())
+    listed = await app_client.get(
+        f"/v1/inbox-embed/conversations/{conversation_id}/messages", headers=tenant.headers()
+    )
     assert listed.json()["data"][0]["id"] == body["id"]
 
 
@@ -49,7 +57,8 @@ async def test_reply_needs_the_agent_when_login_is_required(
     conversation_id = await _conversation(app_client, tenant, temporal_env, settings)
     response = await app_client.post(
         f"/v1/inbox-embed/conversations/{conversation_id}/messages",
-        json={"text": "hi", "requireAgentLogin": True}, headers=tenant.headers(),
+        json={"text": "hi", "requireAgentLogin": True},
+        headers=tenant.headers(),
     )
     assert response.status_code == 400
     assert response.json()["details"]["field"] == "agent_id"
@@ -57,17 +66,24 @@ async def test_reply_needs_the_agent_when_login_is_required(
 
 
 async def test_reply_cannot_readdress_and_is_tenant_scoped(
-    app_client: httpx.AsyncClient, tenant: TenantFixture, other_tenant: TenantFixture, channel: FakeChannel,
-    worker, temporal_env, settings,
+    app_client: httpx.AsyncClient,
+    tenant: TenantFixture,
+    other_tenant: TenantFixture,
+    channel: FakeChannel,
+    worker,
+    temporal_env,
+    settings,
 ):
     conversation_id = await _conversation(app_client, tenant, temporal_env, settings)
     readdressed = await app_client.post(
-        f"/v1/inbox-embed/conversations/{conversation_id}/messages", json={"text": "x", "to": "14155550100"},
+        f"/v1/inbox-embed/conversations/{conversation_id}/messages",
+        json={"text": "x", "to": "14155550100"},
         headers=tenant.headers(),
     )
     assert readdressed.status_code == 400
     foreign = await app_client.post(
-        f"/v1/inbox-embed/conversations/{conversation_id}/messages", json={"text": "x"},
+        f"/v1/inbox-embed/conversations/{conversation_id}/messages",
+        json={"text": "x"},
         headers=other_tenant.headers(),
     )
     assert foreign.status_code == 404

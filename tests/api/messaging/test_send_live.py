@@ -13,8 +13,12 @@ async def test_text_send_reaches_upstream_and_answers_sent(
 ):
     response = await app_client.post(
         "/v1/messages",
-        json={"phone_number_id": tenant.phone_number_id, "to": "14155550100", "type": "text",
-              "text": {"body": "hello"}},
+        json={
+            "phone_number_id": tenant.phone_number_id,
+            "to": "14155550100",
+            "type": "text",
+            "text": {"body": "hello"},
+        },
         headers=tenant.headers(),
     )
     assert response.status_code == 201, response.text
@@ -27,8 +31,12 @@ async def test_text_send_reaches_upstream_and_answers_sent(
     assert body["source"] == "API"
     assert body["created_at"].endswith("Z") and len(body["created_at"].split(".")[1]) == 4
     assert channel.sends[-1] == {
-        "_phone_number_id": tenant.phone_number_id, "messaging_product": "whatsapp",
-        "recipient_type": "individual", "to": "+14155550100", "type": "text", "text": {"body": "hello"},
+        "_phone_number_id": tenant.phone_number_id,
+        "messaging_product": "whatsapp",
+        "recipient_type": "individual",
+        "to": "+14155550100",
+        "type": "text",
+        "text": {"body": "hello"},
     }
     assert channel.auth_headers[-1].startswith("Bearer token-")
     stored = await app_client.get(f"/v1/messages/{body['id']}", headers=tenant.headers())

@@ -32,8 +32,14 @@ def settings(settings, overrides):  # type: ignore[no-untyped-def]
     return settings.model_copy(update=overrides)
 
 
-async def _poll(client: httpx.AsyncClient, tenant: TenantFixture, message_id: str, *, until: set[str],
-                deadline: float = 60.0) -> dict[str, Any]:
+async def _poll(
+    client: httpx.AsyncClient,
+    tenant: TenantFixture,
+    message_id: str,
+    *,
+    until: set[str],
+    deadline: float = 60.0,
+) -> dict[str, Any]:
     loop = asyncio.get_running_loop()
     stop = loop.time() + deadline
     while True:
@@ -43,18 +49,22 @@ async def _poll(client: httpx.AsyncClient, tenant: TenantFixture, message_id: st
         await asyncio.sleep(0.25)
 
 
-@pytest.mark.parametrize("overrides", [{"send_wait_seconds": 0.5, "send_retry_window_seconds": 10}],
-                         ids=["window-10s"])
+@pytest.mark.parametrize(
+    "overrides", [{"send_wait_seconds": 0.5, "send_retry_window_seconds": 10}], ids=["window-10s"]
+)
 async def test_upstream_down_for_the_whole_window_ends_failed_transient(
     app_client: httpx.AsyncClient, tenant: TenantFixture, channel: FakeChannel, worker
 ):
     channel.script(TO, *[Scripted(503, cloud_error(131016, "Service unavailable")) for _ in range(200)])
     response = await app_client.post(
-        "/v1/messages", json={"phone_number_id": tenant.phone_number_id, "to": TO, "type": "text",
-                              "text": {"body": "hello"}}, headers=tenant.headers(),
+        "/v1/messages",
+        json={"phone_number_id": tenant.phone_number_id, "to": TO, "type": "text", "text": {"body": "hello"}},
+        headers=tenant.headers(),
     )
     assert response.status_code == 202, response.text
-    final = await _poll(app_client, tenant, response.json()["id"], until={"failed_transient", "sent", "failed"})
+    final = await _poll(
+        app_client, tenant, response.json()["id"], until={"failed_transient", "sent", "failed"}
+    )
     assert final["status"] == "failed_transient"
     assert final["error_code"] == "UPSTREAM_UNAVAILABLE"
     assert len(channel.sends_to(TO)) >= 3  # retried with backoff until the window closed
@@ -71,18 +81,29 @@ async def test_sweeper_starts_a_queued_send_whose_workflow_never_started(
     # An API process that cannot reach Temporal stores the message queued and answers 202.
     cut_off = create_app(settings.model_copy(update={"temporal_address": f"127.0.0.1:{free_port()}"}))
     async with cut_off.router.lifespan_context(cut_off):
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=cut_off), base_url="http://t") as client:
+        async with httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=cut_off), base_url="http://t"
+        ) as client:
             response = await client.post(
-                "/v1/messages", json={"phone_number_id": tenant.phone_number_id, "to": TO, "type": "text",
-                                      "text": {"body": "resume me"}}, headers=tenant.headers(),
+                "/v1/messages",
+                json={
+                    "phone_number_id": tenant.phone_number_id,
+                    "to": TO,
+                    "type": "text",
+                    "text": {"body": "resume me"},
+                },
+                headers=tenant.headers(),
             )
     assert response.status_code == 202, response.text
     message_id = response.json()["id"]
     assert channel.sends == []
     engine = create_engine(settings.database_url)
     async with engine.begin() as conn:  # age it past the API's longest wait
-        await conn.execute(update(Message.__table__).where(Message.__table__.c.id == message_id)  # type: ignore[attr-defined]
-                           .values(created_at=utcnow() - timedelta(minutes=5)))
+        await conn.execute(
+            update(Message.__table__)
+            .where(Message.__table__.c.id == message_id)  # type: ignore[attr-defined]
+            .values(created_at=utcnow() - timedelta(minutes=5))
+        )
     await engine.dispose()
     result = await temporal_env.client.execute_workflow(
         SweepQueuedSendsWorkflow.run, id=f"sweep-{message_id}", task_queue=settings.temporal_task_queue

@@ -261,7 +261,9 @@ POSITIONAL_OK = [
 
 
 def test_variable_count_matches_positional() -> None:
-    assert check_variable_count(STORED_POSITIONAL, template_send({**BASE, "components": POSITIONAL_OK})) is None
+    assert (
+        check_variable_count(STORED_POSITIONAL, template_send({**BASE, "components": POSITIONAL_OK})) is None
+    )
     assert check_variable_count(STORED_POSITIONAL, POSITIONAL_OK) is None
 
 
