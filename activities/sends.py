@@ -18,12 +18,12 @@ from domain.error_body import error_body
 from domain.events import MESSAGE_FAILED, MESSAGE_SENT, message_event
 from models.base import utcnow
 from models.messages_api import MessagePublic
-from models.messaging import Conversation, Message
+from models.messaging import Contact, Conversation, Message
 from models.send import SendOutcome, SendResult
 from store import idempotency
 from store.database import unit_of_work
 from store.events import record_event
-from store.message_facts import conversation_facts, message_facts
+from store.inbound.events import conversation_facts, message_facts
 from store.messages import QUEUED
 
 log = logging.getLogger("switchboard.sends")
@@ -73,6 +73,9 @@ class SendRecordActivities:
             conversation = (
                 await session.get(Conversation, message.conversation_id) if message.conversation_id else None
             )
+            contact = (
+                await session.get(Contact, conversation.contact_id) if conversation is not None else None
+            )
             if conversation is not None and outcome.failure is None:
                 conversation.last_message_id = message.id
                 conversation.last_message_at = message.occurred_at
@@ -87,7 +90,7 @@ class SendRecordActivities:
                 tenant_id=message.tenant_id,
                 delivery_id="",
                 occurred_at=now,
-                conversation=conversation_facts(conversation) if conversation else None,
+                conversation=conversation_facts(conversation, contact) if conversation else None,
             )
             # The outbox keeps the envelope without delivery_id; each delivery adds its own.
             payload.pop("delivery_id", None)

@@ -38,10 +38,8 @@ async def _read_capped(file: UploadFile, cap: int) -> bytes:
     return b"".join(chunks)
 
 
-async def upload_to_channel(
-    state: Any, who: Any, phone_number_id: str, file: UploadFile, mime_type: str
-) -> str:
-    """Check and upload one file for a phone; returns the upstream media id (stored for reuse)."""
+def accepted_kind(mime_type: str) -> str:
+    """The media send type for a MIME type, or 400 UNSUPPORTED_MEDIA_TYPE."""
     kind = media_kind_for(mime_type)
     if kind is None:
         raise ValidationFailed(
@@ -49,6 +47,14 @@ async def upload_to_channel(
             code="UNSUPPORTED_MEDIA_TYPE",
             details={"field": "type", "value": mime_type},
         )
+    return kind
+
+
+async def upload_to_channel(
+    state: Any, who: Any, phone_number_id: str, file: UploadFile, mime_type: str
+) -> str:
+    """Check and upload one file for a phone; returns the upstream media id (stored for reuse)."""
+    kind = accepted_kind(mime_type)
     content = await _read_capped(file, max_bytes(kind))
     normalized = check_media(kind, mime_type, len(content))
     async with state.sessions() as session:
@@ -90,13 +96,7 @@ async def upload_media(
         # Same checks as live (phone ownership, type, size), then nothing is uploaded.
         async with state.sessions() as session:
             await messages.phone_for_send(session, who.tenant_id, phone_number_id)
-        kind = media_kind_for(type)
-        if kind is None:
-            raise ValidationFailed(
-                f"{type} is not a media type the channel accepts",
-                code="UNSUPPORTED_MEDIA_TYPE",
-                details={"field": "type", "value": type},
-            )
+        kind = accepted_kind(type)
         check_media(kind, type, len(await _read_capped(file, max_bytes(kind))))
         return {"id": f"sandbox-media-{new_id('x')[2:]}", "sandbox": True}
     return {"id": await upload_to_channel(state, who, phone_number_id, file, type)}
@@ -115,13 +115,7 @@ async def upload_and_send(
     idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key", max_length=255)] = None,
 ) -> JSONResponse:
     """Upload a file and send it as the matching media message in one call."""
-    kind = media_kind_for(type)
-    if kind is None:
-        raise ValidationFailed(
-            f"{type} is not a media type the channel accepts",
-            code="UNSUPPORTED_MEDIA_TYPE",
-            details={"field": "type", "value": type},
-        )
+    kind = accepted_kind(type)
     media: dict[str, Any] = {"id": "pending-upload"}
     if caption and kind != "sticker" and kind != "audio":
         media["caption"] = caption

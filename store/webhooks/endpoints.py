@@ -13,14 +13,14 @@ from typing import Any
 
 from sqlalchemy import delete
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlmodel import select
 
-from domain.errors import Conflict, Forbidden, ValidationFailed
+from domain.errors import Conflict
 from domain.secrets_box import open_sealed, seal
 from domain.webhook_policy import NOTIFY_REACTIVATED
 from models.base import iso_millis, new_id
 from models.events import WebhookEndpoint
 from models.tenancy import PhoneNumber
+from store.messages import phone_for_send
 from store.pagination import paginate
 from store.scoping import get_owned, owned
 from store.webhooks.notifications import record_notification
@@ -41,24 +41,7 @@ def open_secret(key: bytes, webhook: WebhookEndpoint) -> str:
 
 async def check_phone(session: AsyncSession, tenant_id: str, phone_number_id: str) -> PhoneNumber:
     """The tenant's number with this channel id (400 INVALID_PHONE_NUMBER_ID, 403 PHONE_NUMBER_NOT_IN_TENANT)."""
-    phone = (
-        (await session.execute(select(PhoneNumber).where(PhoneNumber.phone_number_id == phone_number_id)))
-        .scalars()
-        .first()
-    )
-    if phone is None:
-        raise ValidationFailed(
-            f"phone_number_id {phone_number_id} is not a number of this service",
-            code="INVALID_PHONE_NUMBER_ID",
-            details={"field": "phone_number_id", "value": phone_number_id},
-        )
-    if phone.tenant_id != tenant_id:
-        raise Forbidden(
-            f"phone_number_id {phone_number_id} does not belong to this tenant",
-            code="PHONE_NUMBER_NOT_IN_TENANT",
-            details={"field": "phone_number_id"},
-        )
-    return phone
+    return await phone_for_send(session, tenant_id, phone_number_id)
 
 
 async def create_webhook(
