@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from domain.events import MESSAGE_ECHOED, MESSAGE_RECEIVED, conversation_created_event, message_event
+from domain.events import (
+    MESSAGE_ECHOED,
+    MESSAGE_RECEIVED,
+    MessageFacts,
+    conversation_created_event,
+    message_event,
+)
 from domain.inbound import (
     SOURCE_HUMAN_COEXISTENCE,
     EchoMessage,
@@ -98,6 +105,35 @@ async def _created_event(
     )
 
 
+async def _message_event(
+    session: AsyncSession,
+    biz: Business,
+    kind: str,
+    facts: MessageFacts,
+    occurred_at: datetime,
+    conversation: Conversation | None,
+    contact: Contact | None,
+    created: bool,
+) -> str:
+    """Write a channel.message.* envelope (with its conversation) to the outbox; the event id."""
+    envelope = message_event(
+        kind,
+        facts,
+        tenant_id=biz.tenant_id,
+        delivery_id=NO_DELIVERY,
+        occurred_at=occurred_at,
+        conversation=conversation_facts(conversation, contact) if conversation else None,
+        is_new_conversation=created,
+    )
+    return await emit(
+        session,
+        envelope,
+        tenant_id=biz.tenant_id,
+        occurred_at=occurred_at,
+        phone_number_id=biz.phone_number_id,
+    )
+
+
 async def apply_inbound_message(session: AsyncSession, item: InboundMessage, biz: Business) -> ItemOutcome:
     """Store a user message (received), update contact and conversation, raise the received event."""
     if await stored_message(
@@ -152,22 +188,9 @@ async def apply_inbound_message(session: AsyncSession, item: InboundMessage, biz
     facts_out = message_facts(
         message, from_user_id=item.from_user_id, from_parent_user_id=item.from_parent_user_id
     )
-    envelope = message_event(
-        MESSAGE_RECEIVED,
-        facts_out,
-        tenant_id=biz.tenant_id,
-        delivery_id=NO_DELIVERY,
-        occurred_at=item.occurred_at,
-        conversation=conversation_facts(conversation, contact) if conversation else None,
-        is_new_conversation=created,
-    )
     event_ids.append(
-        await emit(
-            session,
-            envelope,
-            tenant_id=biz.tenant_id,
-            occurred_at=item.occurred_at,
-            phone_number_id=biz.phone_number_id,
+        await _message_event(
+            session, biz, MESSAGE_RECEIVED, facts_out, item.occurred_at, conversation, contact, created
         )
     )
     return ItemOutcome(APPLIED, event_ids)
@@ -212,22 +235,10 @@ async def apply_echo(session: AsyncSession, item: EchoMessage, biz: Business) ->
         await session.flush()
         if created:
             event_ids.append(await _created_event(session, biz, conversation, contact))
-    envelope = message_event(
-        MESSAGE_ECHOED,
-        message_facts(message, to_user_id=item.to_user_id, to_parent_user_id=item.to_parent_user_id),
-        tenant_id=biz.tenant_id,
-        delivery_id=NO_DELIVERY,
-        occurred_at=item.occurred_at,
-        conversation=conversation_facts(conversation, contact) if conversation else None,
-        is_new_conversation=created,
-    )
+    facts_out = message_facts(message, to_user_id=item.to_user_id, to_parent_user_id=item.to_parent_user_id)
     event_ids.append(
-        await emit(
-            session,
-            envelope,
-            tenant_id=biz.tenant_id,
-            occurred_at=item.occurred_at,
-            phone_number_id=biz.phone_number_id,
+        await _message_event(
+            session, biz, MESSAGE_ECHOED, facts_out, item.occurred_at, conversation, contact, created
         )
     )
     return ItemOutcome(APPLIED, event_ids)
