@@ -54,6 +54,9 @@ class FakeChannel:
     template_creates: list[dict[str, Any]] = field(default_factory=list)
     username_requests: list[dict[str, Any]] = field(default_factory=list)
     username_script: deque[Scripted] = field(default_factory=deque)
+    # Answers for mark-read and template-create calls (afterwards they succeed).
+    read_script: deque[Scripted] = field(default_factory=deque)
+    template_script: deque[Scripted] = field(default_factory=deque)
     scripts: dict[str, deque[Scripted]] = field(default_factory=lambda: defaultdict(deque))
     gate: asyncio.Event | None = None
     gate_entered: asyncio.Event = field(default_factory=asyncio.Event)
@@ -81,6 +84,9 @@ class FakeChannel:
             self.auth_headers.append(request.headers.get("authorization", ""))
             if body.get("status") == "read":
                 self.sends.append({"_phone_number_id": phone_number_id, **body})
+                if self.read_script:
+                    answer = self.read_script.popleft()
+                    return JSONResponse(answer.body, status_code=answer.status)
                 return JSONResponse({"success": True})
             if self.gate is not None:
                 self.gate_entered.set()
@@ -126,6 +132,9 @@ class FakeChannel:
         async def create_template(waba_id: str, request: Request) -> JSONResponse:
             body = await request.json()
             self.template_creates.append({"waba_id": waba_id, **body})
+            if self.template_script:
+                answer = self.template_script.popleft()
+                return JSONResponse(answer.body, status_code=answer.status)
             return JSONResponse(
                 {"id": f"tpl-{next(self._ids)}", "status": "PENDING", "category": body.get("category")}
             )

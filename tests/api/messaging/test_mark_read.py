@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.fake_channel import FakeChannel
+from tests.support.fake_channel import FakeChannel, Scripted, cloud_error
 from tests.support.tenants import TenantFixture
 
 WAMID = "wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQUFERjg0NDEzNDdFODU3MUMxMAA="
@@ -92,3 +92,25 @@ async def test_non_json_body_is_415(
     )
     assert response.status_code == 415, response.text
     assert channel.sends == []
+
+
+@pytest.mark.parametrize(
+    ("status", "code", "expected_status", "expected_code"),
+    [(400, 100, 400, "100"), (503, 131016, 503, "131016"), (401, 190, 403, "190")],
+    ids=["bad-message-id", "upstream-unavailable", "bad-waba-token"],
+)
+async def test_upstream_refusal_is_the_spec_error_body(
+    app_client: httpx.AsyncClient,
+    tenant: TenantFixture,
+    channel: FakeChannel,
+    status: int,
+    code: int,
+    expected_status: int,
+    expected_code: str,
+):
+    channel.read_script.append(Scripted(status, cloud_error(code, "refused")))
+    response = await app_client.post("/v1/messages/mark-read", json=read(tenant), headers=tenant.headers())
+    assert response.status_code == expected_status, response.text
+    body = response.json()
+    assert (body["statusCode"], body["code"]) == (expected_status, expected_code)
+    assert body["error_message"]

@@ -342,3 +342,29 @@ async def test_upload_media_requires_to(
     assert response.json()["code"] == "MISSING_REQUIRED_FIELD"
     assert response.json()["details"]["field"] == "to"
     assert channel.uploads == []
+
+
+async def test_template_refused_upstream_is_an_error_and_not_stored(
+    app_client: httpx.AsyncClient, tenant: TenantFixture, channel: FakeChannel
+):
+    channel.template_script.append(Scripted(400, cloud_error(100, "Invalid parameter", details="name taken")))
+    response = await app_client.post(
+        f"/v1/wabas/{tenant.waba_id}/templates", json=ORDER_TEMPLATE, headers=tenant.headers()
+    )
+    assert response.status_code == 400, response.text
+    assert (response.json()["statusCode"], response.json()["code"]) == (400, "100")
+    listed = await app_client.get(f"/v1/wabas/{tenant.waba_id}/templates", headers=tenant.headers())
+    assert listed.json()["total"] == 0
+
+
+async def test_sandbox_template_create_contacts_nothing(
+    app_client: httpx.AsyncClient, tenant: TenantFixture, channel: FakeChannel
+):
+    response = await app_client.post(
+        f"/v1/wabas/{tenant.waba_id}/templates", json=ORDER_TEMPLATE, headers=tenant.headers(tenant.test_key)
+    )
+    assert response.status_code == 201, response.text
+    assert response.json()["id"].startswith("sandbox-")
+    assert channel.template_creates == []
+    listed = await app_client.get(f"/v1/wabas/{tenant.waba_id}/templates", headers=tenant.headers())
+    assert listed.json()["total"] == 0
