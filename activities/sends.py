@@ -12,6 +12,7 @@ from typing import Any
 
 from temporalio import activity
 
+from activities.agents.timers import wake_timers_or_log
 from activities.deps import ActivityDeps
 from activities.dispatch import dispatch_events
 from domain.error_body import error_body
@@ -21,6 +22,7 @@ from models.messages_api import MessagePublic
 from models.messaging import Contact, Conversation, Message
 from models.send import SendOutcome, SendResult
 from store import idempotency
+from store.agents.guardrails import HUMAN_SOURCES, note_human_message
 from store.database import unit_of_work
 from store.events import record_event
 from store.inbound.events import conversation_facts, message_facts
@@ -76,6 +78,13 @@ class SendRecordActivities:
             contact = (
                 await session.get(Contact, conversation.contact_id) if conversation is not None else None
             )
+            human_thread = None
+            if outcome.failure is None and message.source in HUMAN_SOURCES:
+                # A person wrote in this conversation: the agent steps back (human-intervention scan).
+                human_thread, mute_events = await note_human_message(
+                    session, conversation_id=message.conversation_id, sent_at=message.occurred_at, now=now
+                )
+                event_ids.extend(mute_events)
             if conversation is not None and outcome.failure is None:
                 conversation.last_message_id = message.id
                 conversation.last_message_at = message.occurred_at
@@ -121,5 +130,12 @@ class SendRecordActivities:
         await dispatch_events(
             self._deps.temporal, task_queue=self._deps.settings.temporal_task_queue, event_ids=event_ids
         )
+        if human_thread is not None:
+            await wake_timers_or_log(
+                self._deps.temporal,
+                tenant_id=human_thread.tenant_id,
+                thread_id=human_thread.id,
+                task_queue=self._deps.settings.temporal_task_queue,
+            )
         log.info("send recorded", extra={"message_id": message.id, "status": message.status})
         return result

@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from temporalio.contrib.pydantic import pydantic_data_converter  # noqa: E402
 from temporalio.testing import WorkflowEnvironment  # noqa: E402
 
+from devstack import SEARCH_ATTRIBUTE_ARGS  # noqa: E402
 from tests.support.http_server import serve_app  # noqa: E402
 
 
@@ -92,7 +93,10 @@ def ratio_line(measured: Figures, baseline: Figures) -> str:
 async def temporal_dev_server() -> AsyncIterator[WorkflowEnvironment]:
     path = shutil.which("temporal") or str(Path(sys.executable).parent / "temporal")
     env = await WorkflowEnvironment.start_local(
-        dev_server_existing_path=path, data_converter=pydantic_data_converter, dev_server_log_level="error"
+        dev_server_existing_path=path,
+        data_converter=pydantic_data_converter,
+        dev_server_log_level="error",
+        dev_server_extra_args=list(SEARCH_ATTRIBUTE_ARGS),
     )
     try:
         yield env

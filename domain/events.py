@@ -41,12 +41,27 @@ CONTACT_PHONE_RECEIVED = "channel.contact.phone_received"
 CONTACT_IDENTITY_CHANGED = "channel.contact.identity_changed"
 CONVERSATION_CREATED = "conversation.created"
 WEBHOOK_TEST = "webhook.test"
+# Agent events (spec: Agent events; CONTRACTS 7a), offered to webhooks with the ``agent.`` prefix.
+AGENT_THREAD_MUTED = "agent.thread.muted"
+AGENT_THREAD_UNMUTED = "agent.thread.unmuted"
+AGENT_THREAD_REACTIVATED = "agent.thread.reactivated"
+AGENT_THREAD_MESSAGES_RESET = "agent.thread.messages_reset"
+AGENT_THREAD_MESSAGES_AUTO_RESET = "agent.thread.messages_auto_reset"
+AGENT_THREAD_MESSAGES_INACTIVITY_RESET = "agent.thread.messages_inactivity_reset"
 
 EVENT_GROUPS: dict[str, tuple[str, ...]] = {
     "Messages": (MESSAGE_RECEIVED, MESSAGE_ECHOED),
     "Statuses": (MESSAGE_SENT, MESSAGE_DELIVERED, MESSAGE_READ, MESSAGE_FAILED),
     "Contacts": (CONTACT_PHONE_RECEIVED, CONTACT_IDENTITY_CHANGED),
     "Conversations": (CONVERSATION_CREATED,),
+    "Agents": (
+        AGENT_THREAD_MUTED,
+        AGENT_THREAD_UNMUTED,
+        AGENT_THREAD_REACTIVATED,
+        AGENT_THREAD_MESSAGES_RESET,
+        AGENT_THREAD_MESSAGES_AUTO_RESET,
+        AGENT_THREAD_MESSAGES_INACTIVITY_RESET,
+    ),
     "Test": (WEBHOOK_TEST,),
 }
 ALL_EVENT_KINDS: tuple[str, ...] = tuple(kind for kinds in EVENT_GROUPS.values() for kind in kinds)
@@ -305,6 +320,40 @@ def identity_changed_event(
             "current": current_parent_user_id,
         },
     }
+    return body
+
+
+def agent_event(
+    kind: str,
+    *,
+    tenant_id: str,
+    phone_number_id: str | None,
+    delivery_id: str,
+    occurred_at: datetime,
+    agent_event_id: str,
+    thread_id: str,
+    conversation_id: str | None,
+    run_id: str | None,
+    properties: dict[str, Any],
+) -> dict[str, Any]:
+    """An ``agent.thread.*`` envelope: the AgentEvent's type and properties, with its thread."""
+    body = _envelope(
+        kind,
+        delivery_id=delivery_id,
+        occurred_at=occurred_at,
+        tenant_id=tenant_id,
+        phone_number_id=phone_number_id,
+    )
+    body["agent_event"] = _compact(
+        {
+            "id": agent_event_id,
+            "type": kind.removeprefix("agent."),
+            "thread_id": thread_id,
+            "conversation_id": conversation_id,
+            "run_id": run_id,
+            "properties": properties,
+        }
+    )
     return body
 
 

@@ -16,6 +16,7 @@ from pydantic import (
     model_validator,
 )
 
+from domain.agents.history import cap_conversacion
 from models.agents import Agent, AgentBinding, AgentTool, AgentVersion, BindingScope
 from models.base import iso_millis
 
@@ -226,11 +227,16 @@ class EffectiveParams(BaseModel):
 
 
 def effective_params(
-    params: dict[str, Any], guardrails_config: dict[str, Any], *, default_inactive_reset_days: int
+    params: dict[str, Any],
+    guardrails_config: dict[str, Any],
+    *,
+    default_inactive_reset_days: int,
+    platform_managed: bool = False,
 ) -> EffectiveParams:
-    """Apply defaults: params over the version's guardrails over the spec's defaults; the env for inactivity."""
+    """Apply defaults: params over the version's guardrails over the spec's defaults (30 for
+    platform-managed tenants); the environment for inactivity."""
     reset_days = params.get("inactiveResetDays")
-    cap = params.get("capConversacion", guardrails_config.get("capConversacion", DEFAULT_CAP_CONVERSACION))
+    cap = cap_conversacion(params, guardrails_config, platform_managed=platform_managed)
     return EffectiveParams(
         wizardEnabled=bool(params.get("wizardEnabled", False)),
         wizardReserveToolSlug=params.get("wizardReserveToolSlug"),

@@ -58,6 +58,10 @@ class Tenant(SQLModel, table=True):
     cost_cap_thread_usd: Decimal | None = Field(default=None, sa_column=_money())
     cost_cap_day_usd: Decimal | None = Field(default=None, sa_column=_money())
     cost_cap_month_usd: Decimal | None = Field(default=None, sa_column=_money())
+    # CONTRACTS 7a: platform-managed tenants' bindings default capConversacion to 30 instead of 20;
+    # the IANA time zone decides the tenant's cost day and month.
+    platform_managed: bool = Field(default=False, sa_column_kwargs={"server_default": "0"})
+    timezone: str = Field(default="UTC", sa_column_kwargs={"server_default": "UTC"})
     # Enterprise plans carry custom limits; null means the plan's default.
     rate_limit_per_second: int | None = None
     rate_limit_per_day: int | None = None

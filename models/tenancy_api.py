@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from models.base import iso_millis
 from models.tenancy import (
@@ -30,13 +31,31 @@ class Caps(BaseModel):
     cost_cap_month_usd: Decimal | None = Field(default=None, ge=0)
 
 
-class TenantCreate(Caps, _Strict):
+class AgentSettings(BaseModel):
+    """CONTRACTS 7a: platform-managed flag and the tenant's IANA time zone (cost day and month)."""
+
+    platform_managed: bool | None = None
+    timezone: str | None = Field(default=None, min_length=1, max_length=64)
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as error:
+            raise ValueError(f"unknown IANA time zone {value!r}") from error
+        return value
+
+
+class TenantCreate(Caps, AgentSettings, _Strict):
     name: str = Field(min_length=1, max_length=200)
     plan: Plan = Plan.standard
     notification_email: str | None = Field(default=None, max_length=320)
 
 
-class TenantUpdate(Caps, _Strict):
+class TenantUpdate(Caps, AgentSettings, _Strict):
     plan: Plan | None = None
     notification_email: str | None = Field(default=None, max_length=320)
     # Counters are 32-bit integers in the database.
@@ -52,6 +71,8 @@ class TenantPublic(BaseModel):
     cost_cap_thread_usd: Decimal | None
     cost_cap_day_usd: Decimal | None
     cost_cap_month_usd: Decimal | None
+    platform_managed: bool
+    timezone: str
     rate_limit_per_second: int | None
     rate_limit_per_day: int | None
     created_at: str
@@ -66,6 +87,8 @@ class TenantPublic(BaseModel):
             cost_cap_thread_usd=t.cost_cap_thread_usd,
             cost_cap_day_usd=t.cost_cap_day_usd,
             cost_cap_month_usd=t.cost_cap_month_usd,
+            platform_managed=t.platform_managed,
+            timezone=t.timezone,
             rate_limit_per_second=t.rate_limit_per_second,
             rate_limit_per_day=t.rate_limit_per_day,
             created_at=iso_millis(t.created_at),

@@ -1,7 +1,9 @@
 """The channel simulator app: the Cloud API subset plus the ``/_sim`` control plane.
 
 See ``simulator.triggers`` (and docs/simulator.md) for the recipient numbers,
-template names and usernames that make it answer each upstream error.
+template names and usernames that make it answer each upstream error. For offline
+agent development it also serves a FAKE model (``/_fake-model``, see
+``simulator.fake_model``) and a demo tool API (``/_demo-tools``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from simulator import demo_tools, fake_model
 from simulator.config import SimulatorConfig
 from simulator.delivery import WebhookPoster
 from simulator.graph_errors import GraphError, invalid_parameter, unknown_path
@@ -23,6 +26,8 @@ from simulator.routes import control, media, messages, objects, templates, usern
 from simulator.state import SimState
 
 CONTROL_PREFIX = "/_sim"
+# Development helpers that are not Graph: their errors keep FastAPI's own shape.
+LOCAL_PREFIXES = (CONTROL_PREFIX, fake_model.PREFIX, demo_tools.PREFIX)
 
 
 def create_simulator_app(config: SimulatorConfig) -> FastAPI:
@@ -45,6 +50,8 @@ def create_simulator_app(config: SimulatorConfig) -> FastAPI:
     app.state.sim = SimState(config=config)
     # Order matters: /_sim and the download path must win over the /{version}/{object_id} catch-alls.
     app.include_router(control.router)
+    app.include_router(fake_model.router)
+    app.include_router(demo_tools.router)
     app.include_router(media.download_router)
     app.include_router(messages.router)
     app.include_router(media.router)
@@ -56,7 +63,7 @@ def create_simulator_app(config: SimulatorConfig) -> FastAPI:
 
 
 def _is_control(request: Request) -> bool:
-    return request.url.path.startswith(CONTROL_PREFIX)
+    return request.url.path.startswith(LOCAL_PREFIXES)
 
 
 def _install_error_handlers(app: FastAPI) -> None:

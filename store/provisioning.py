@@ -30,7 +30,11 @@ from store import tenancy
 
 async def create_tenant(session: AsyncSession, body: TenantCreate) -> Tenant:
     """A new tenant."""
-    tenant = Tenant(**body.model_dump())
+    values = body.model_dump()
+    for field in ("platform_managed", "timezone"):
+        if values.get(field) is None:
+            values.pop(field, None)
+    tenant = Tenant(**values)
     session.add(tenant)
     await session.flush()
     return tenant
@@ -48,6 +52,8 @@ async def update_tenant(session: AsyncSession, tenant_id: str, body: TenantUpdat
             "custom rate limits need the enterprise plan", details={"field": "rate_limit_per_second"}
         )
     for field, value in changes.items():
+        if field in ("platform_managed", "timezone") and value is None:
+            continue
         setattr(tenant, field, value)
     tenant.updated_at = utcnow()
     return tenant

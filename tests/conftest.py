@@ -21,6 +21,7 @@ from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from api.app import create_app
+from devstack import SEARCH_ATTRIBUTE_ARGS
 from settings import Settings
 from store.database import create_engine
 from tests.support.databases import DatabaseFactory
@@ -55,6 +56,7 @@ async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
         dev_server_existing_path=shutil.which("temporal") or str(Path(os.sys.executable).parent / "temporal"),
         data_converter=pydantic_data_converter,
         dev_server_log_level="error",
+        dev_server_extra_args=list(SEARCH_ATTRIBUTE_ARGS),
     )
     yield env
     await env.shutdown()

@@ -7,6 +7,8 @@ from temporalio import workflow
 from workflows.policies import HOUSEKEEPING
 
 with workflow.unsafe.imports_passed_through():
+    from activities.agents.payloads import SweepTurnsResult
+    from activities.agents.runs import AgentRunActivities
     from activities.maintenance import MaintenanceActivities, PruneResult
     from activities.send_sweeper import SendSweeperActivities, SweepResult
 
@@ -35,3 +37,12 @@ class SweepQueuedSendsWorkflow:
         return await workflow.execute_activity_method(
             SendSweeperActivities.resume_queued_sends, **HOUSEKEEPING
         )
+
+
+@workflow.defn(name="SweepAgentTurns")
+class SweepAgentTurnsWorkflow:
+    """Signals the threads of agent turns that a crash left unsignalled."""
+
+    @workflow.run
+    async def run(self) -> SweepTurnsResult:
+        return await workflow.execute_activity_method(AgentRunActivities.sweep_agent_turns, **HOUSEKEEPING)

@@ -96,3 +96,34 @@ WEBHOOK_NOTIFY = {
         non_retryable_error_types=["SmtpMisconfigured"],
     ),
 }
+
+# Agent runtime (workflows/agent_thread.py, workflows/agent_run.py). Bookkeeping
+# is keyed by run and step, so it is retried without limit: a database outage
+# delays a run, never loses it.
+AGENT_BOOKKEEPING = {
+    "start_to_close_timeout": timedelta(seconds=30),
+    "retry_policy": RetryPolicy(
+        initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=30)
+    ),
+}
+# One model call. SDK retries are off; 408/409/429/5xx and timeouts come back
+# retryable (a Retry-After becomes the next delay), other 4xx and a missing
+# provider key non-retryable. After the last attempt the run ends failed. A call
+# lost with a killed worker is retried elsewhere after the heartbeat timeout.
+AGENT_MODEL_CALL = {
+    "start_to_close_timeout": timedelta(seconds=90),
+    # The activity heartbeats every 2 s while the call is in flight: a dead worker is noticed fast.
+    "heartbeat_timeout": timedelta(seconds=10),
+    "retry_policy": RetryPolicy(
+        initial_interval=timedelta(seconds=2),
+        backoff_coefficient=2.0,
+        maximum_interval=timedelta(seconds=30),
+        maximum_attempts=4,
+    ),
+}
+# One tool call: the executor returns every outcome of the tool as a result and
+# raises only for our own infrastructure (the token cache's database), which is
+# safe to retry; the start-to-close timeout comes from the tool's timeout_ms.
+AGENT_TOOL_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=30), maximum_attempts=5
+)

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from workflows.agent_run import AgentRunWorkflow
+from workflows.agent_thread import AgentThreadWorkflow
+from workflows.agent_timers import AgentThreadTimersWorkflow
 from workflows.event_dispatch import WEBHOOK_WORKFLOWS
-from workflows.maintenance import PruneRateLimitCountersWorkflow, SweepQueuedSendsWorkflow
+from workflows.maintenance import (
+    PruneRateLimitCountersWorkflow,
+    SweepAgentTurnsWorkflow,
+    SweepQueuedSendsWorkflow,
+)
 from workflows.retention import INBOUND_WORKFLOWS
 from workflows.send_message import SendMessageWorkflow
 
@@ -11,6 +18,10 @@ WORKFLOWS: list[type] = [
     PruneRateLimitCountersWorkflow,
     SendMessageWorkflow,
     SweepQueuedSendsWorkflow,
+    AgentThreadWorkflow,
+    AgentRunWorkflow,
+    AgentThreadTimersWorkflow,
+    SweepAgentTurnsWorkflow,
     *WEBHOOK_WORKFLOWS,
     *INBOUND_WORKFLOWS,
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from activities.llm.anthropic_adapter import AnthropicAdapter
 from activities.llm.base import DEFAULT_TIMEOUT_SECONDS, ProviderAdapter
@@ -101,3 +102,13 @@ class ProviderRegistry:
         adapters, self._adapters = list(self._adapters.values()), {}
         for adapter in adapters:
             await adapter.aclose()
+
+
+def providers_config(settings: Any) -> ProvidersConfig:
+    """The four providers' keys and base URLs from the deployment's settings (CONTRACTS 2)."""
+    return ProvidersConfig(
+        anthropic=ProviderEndpoint(settings.anthropic_api_key, settings.anthropic_base_url),
+        openai=ProviderEndpoint(settings.openai_api_key, settings.openai_base_url),
+        google=ProviderEndpoint(settings.gemini_api_key, settings.google_gemini_base_url),
+        mistral=ProviderEndpoint(settings.mistral_api_key, settings.mistral_base_url),
+    )

@@ -6,6 +6,8 @@ from fastapi import APIRouter
 
 from api.routers import (
     admin,
+    agent_runs,
+    agent_threads,
     channel_webhook,
     customers,
     health,
@@ -39,4 +41,6 @@ def all_routers() -> list[APIRouter]:
         notifications.router,
         webhooks.router,
         *agent_catalog_routers(),
+        agent_threads.router,
+        agent_runs.router,
     ]

@@ -23,6 +23,7 @@ from models.agents_api import (
     as_sent,
     effective_params,
 )
+from models.tenancy import Tenant
 from store import agents as store
 
 router = APIRouter(prefix="/v1", tags=["agent bindings"], route_class=JsonRoute)
@@ -36,11 +37,16 @@ async def _public(
     session: AsyncSession, bindings: list[AgentBinding], *, default_days: int
 ) -> list[BindingPublic]:
     guardrails = await store.binding_guardrails(session, bindings)
+    tenant = await session.get(Tenant, bindings[0].tenant_id) if bindings else None
+    platform_managed = bool(tenant and tenant.platform_managed)
     return [
         BindingPublic.of(
             b,
             effective=effective_params(
-                b.params, guardrails.get(b.agent_version_id, {}), default_inactive_reset_days=default_days
+                b.params,
+                guardrails.get(b.agent_version_id, {}),
+                default_inactive_reset_days=default_days,
+                platform_managed=platform_managed,
             ),
         )
         for b in bindings

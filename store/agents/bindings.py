@@ -110,7 +110,7 @@ async def delete_binding(session: AsyncSession, tenant_id: str, binding_id: str)
 
 
 def check_params(params: dict[str, Any], version: AgentVersion) -> None:
-    """The wizard needs its reservation tool, and that tool must be one the deployed version lists."""
+    """The wizard needs its reservation tool (one the deployed version lists) and a pedir_turno intent."""
     if not params.get("wizardEnabled"):
         return
     slug = params.get("wizardReserveToolSlug")
@@ -124,6 +124,18 @@ def check_params(params: dict[str, Any], version: AgentVersion) -> None:
             f"wizardReserveToolSlug {slug} is not a tool of agent version {version.id}",
             code="UNKNOWN_TOOL",
             details={"field": "params.wizardReserveToolSlug", "slug": slug, "version_tools": version.tools},
+        )
+    intents = [
+        intent.get("name")
+        for intent in (version.routing or {}).get("intents") or []
+        if isinstance(intent, dict)
+    ]
+    if "pedir_turno" not in intents:
+        # CONTRACTS 7a: the wizard starts when the router lands on pedir_turno; without it it never would.
+        raise Unprocessable(
+            f"wizardEnabled needs a pedir_turno intent in the routing of agent version {version.id}",
+            code="WIZARD_WITHOUT_INTENT",
+            details={"field": "params.wizardEnabled", "intents": intents},
         )
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from domain.agents.turns import starts_turn
 from domain.events import (
     MESSAGE_ECHOED,
     MESSAGE_RECEIVED,
@@ -24,6 +25,8 @@ from domain.inbound import (
 )
 from models.base import utcnow
 from models.messaging import Contact, Conversation, Message
+from store.agents.guardrails import note_human_message
+from store.agents.threads import enqueue_turn
 from store.contacts import ContactFacts, upsert_contact
 from store.conversations import note_inbound_message, note_other_message, open_conversation
 from store.inbound.business import Business
@@ -193,7 +196,19 @@ async def apply_inbound_message(session: AsyncSession, item: InboundMessage, biz
             session, biz, MESSAGE_RECEIVED, facts_out, item.occurred_at, conversation, contact, created
         )
     )
-    return ItemOutcome(APPLIED, event_ids)
+    turns = []
+    if conversation is not None and starts_turn(item.message_type):
+        thread = await enqueue_turn(
+            session,
+            conversation=conversation,
+            message=message,
+            customer_id=biz.customer_id,
+            now=utcnow(),
+            event_ids=event_ids,
+        )
+        if thread is not None:
+            turns.append((thread.tenant_id, thread.id, message.id))
+    return ItemOutcome(APPLIED, event_ids, turns)
 
 
 async def apply_echo(session: AsyncSession, item: EchoMessage, biz: Business) -> ItemOutcome:
@@ -241,7 +256,21 @@ async def apply_echo(session: AsyncSession, item: EchoMessage, biz: Business) ->
             session, biz, MESSAGE_ECHOED, facts_out, item.occurred_at, conversation, contact, created
         )
     )
-    return ItemOutcome(APPLIED, event_ids)
+    outcome = ItemOutcome(APPLIED, event_ids)
+    await _human_wrote(session, outcome, conversation, sent_at=item.occurred_at)
+    return outcome
+
+
+async def _human_wrote(
+    session: AsyncSession, outcome: ItemOutcome, conversation: Conversation | None, *, sent_at: datetime
+) -> None:
+    """A person wrote from the business side (business app echo, history import): the agent steps back."""
+    thread, event_ids = await note_human_message(
+        session, conversation_id=conversation.id if conversation else None, sent_at=sent_at, now=utcnow()
+    )
+    outcome.event_ids.extend(event_ids)
+    if thread is not None and event_ids:
+        outcome.woken.append((thread.tenant_id, thread.id))
 
 
 async def apply_history(
@@ -301,4 +330,7 @@ async def apply_history(
         await session.flush()
         if created:
             event_ids.append(await _created_event(session, biz, conversation, contact))
-    return ItemOutcome(APPLIED, event_ids)
+    outcome = ItemOutcome(APPLIED, event_ids)
+    if outbound and not isinstance(item, HistoryError):
+        await _human_wrote(session, outcome, conversation, sent_at=item.occurred_at)
+    return outcome

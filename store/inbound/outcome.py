@@ -22,3 +22,7 @@ class ItemOutcome:
 
     result: str
     event_ids: list[str] = field(default_factory=list)
+    # Agent turns recorded with the item, (tenant_id, thread_id, message_id), to signal after commit.
+    turns: list[tuple[str, str, str]] = field(default_factory=list)
+    # Threads whose timers must re-read their due time (a human message muted them), (tenant_id, thread_id).
+    woken: list[tuple[str, str]] = field(default_factory=list)

@@ -27,6 +27,8 @@ DEFAULT_EFFECTIVE = {
     "inactiveResetDaysSource": "environment",
 }
 
+PEDIR_TURNO = {"intents": [{"name": "pedir_turno", "description": "book an appointment"}]}
+
 
 async def _version(client: httpx.AsyncClient, tenant: TenantFixture, **fields: object) -> dict:
     agent = await create_agent(client, tenant)
@@ -195,7 +197,9 @@ async def test_params_keep_unknown_keys_and_report_effective_values(
     app_client: httpx.AsyncClient, tenant: TenantFixture
 ):
     await create_tool(app_client, tenant, "reserve")
-    version = await _version(app_client, tenant, tools=["reserve"], guardrails_config={"capConversacion": 12})
+    version = await _version(
+        app_client, tenant, tools=["reserve"], guardrails_config={"capConversacion": 12}, routing=PEDIR_TURNO
+    )
     params = {
         "wizardEnabled": True,
         "wizardReserveToolSlug": "reserve",
@@ -259,6 +263,25 @@ async def test_wizard_tool_must_be_one_of_the_versions_tools(
         await app_client.post("/v1/agent-bindings", json=body, headers=tenant.headers()), 422, "UNKNOWN_TOOL"
     )
     assert error["details"]["field"] == "params.wizardReserveToolSlug"
+
+
+async def test_wizard_needs_a_pedir_turno_intent(app_client: httpx.AsyncClient, tenant: TenantFixture):
+    await create_tool(app_client, tenant, "reserve")
+    version = await _version(
+        app_client, tenant, tools=["reserve"], routing={"intents": [{"name": "precios"}]}
+    )
+    body = {
+        "name": "b",
+        "agent_version_id": version["id"],
+        "scope": "tenant",
+        "params": {"wizardEnabled": True, "wizardReserveToolSlug": "reserve"},
+    }
+    error = assert_error(
+        await app_client.post("/v1/agent-bindings", json=body, headers=tenant.headers()),
+        422,
+        "WIZARD_WITHOUT_INTENT",
+    )
+    assert error["details"] == {"field": "params.wizardEnabled", "intents": ["precios"]}
 
 
 async def test_patch_binding_changes_version_params_reglas_enabled_and_name(

@@ -376,9 +376,15 @@ def test_kinds_and_groups() -> None:
         "channel.contact.phone_received",
         "channel.contact.identity_changed",
         "conversation.created",
+        "agent.thread.muted",
+        "agent.thread.unmuted",
+        "agent.thread.reactivated",
+        "agent.thread.messages_reset",
+        "agent.thread.messages_auto_reset",
+        "agent.thread.messages_inactivity_reset",
         "webhook.test",
     )
-    assert list(EVENT_GROUPS) == ["Messages", "Statuses", "Contacts", "Conversations", "Test"]
+    assert list(EVENT_GROUPS) == ["Messages", "Statuses", "Contacts", "Conversations", "Agents", "Test"]
     assert len(set(ALL_EVENT_KINDS)) == len(ALL_EVENT_KINDS)
 
 

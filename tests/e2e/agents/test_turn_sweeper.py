@@ -1,0 +1,100 @@
+"""No lost turn between inbound and the agent: a turn committed but never signalled is picked up by the sweeper."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import httpx
+from sqlalchemy import select
+from temporalio.testing import WorkflowEnvironment
+
+from models.agent_runtime import AgentThread, AgentTurn
+from models.base import utcnow
+from models.messaging import Message
+from settings import Settings
+from store.database import create_engine, session_factory, unit_of_work
+from tests.e2e.agents.support import deploy_agent, eventually, finished_runs, runs, say, text_envelope
+from tests.fakes.scripting import FakeProvider, TextReply
+from tests.fixtures.channel import USER_PHONE
+from tests.support.fake_channel import FakeChannel
+from tests.support.tenants import TenantFixture
+from workflows.maintenance import SweepAgentTurnsWorkflow
+
+
+async def test_an_unsignalled_turn_is_answered_after_the_sweep(
+    app_client: httpx.AsyncClient,
+    bound_tenant: TenantFixture,
+    settings: Settings,
+    temporal_env: WorkflowEnvironment,
+    fakes: dict[str, FakeProvider],
+    channel: FakeChannel,
+    tools_url: str,
+) -> None:
+    fakes["mistral"].script(TextReply("Primera respuesta"), TextReply("Respuesta al mensaje perdido"))
+    await deploy_agent(app_client, bound_tenant, provider="mistral", tool_base_url=tools_url)
+    await say(app_client, text_envelope("hola"))
+    [first] = await finished_runs(app_client, bound_tenant)
+
+    # What a crash between the inbound commit and the signal leaves: a stored message and its turn, unsignalled.
+    engine = create_engine(settings.database_url)
+    try:
+        async with unit_of_work(session_factory(engine)) as session:
+            thread = await session.get(AgentThread, first["thread_id"])
+            assert thread is not None
+            original = (
+                (await session.execute(select(Message).where(Message.id == first["message_ids"][0])))
+                .scalars()
+                .one()
+            )
+            earlier = utcnow() - timedelta(minutes=1)
+            lost = Message(
+                tenant_id=original.tenant_id,
+                phone_number_id=original.phone_number_id,
+                direction="inbound",
+                message_type="text",
+                wa_message_id="wamid.lost-turn",
+                status="received",
+                from_phone=original.from_phone,
+                to_phone=original.to_phone,
+                contact_id=original.contact_id,
+                conversation_id=original.conversation_id,
+                source=original.source,
+                payload={"type": "text", "text": {"body": "¿me olvidaron?"}},
+                content="¿me olvidaron?",
+                occurred_at=earlier,
+            )
+            session.add(lost)
+            await session.flush()
+            session.add(
+                AgentTurn(
+                    message_id=lost.id, tenant_id=thread.tenant_id, thread_id=thread.id, created_at=earlier
+                )
+            )
+    finally:
+        await engine.dispose()
+
+    result: Any = await temporal_env.client.execute_workflow(
+        SweepAgentTurnsWorkflow.run, id=f"sweep-{lost.id}", task_queue=settings.temporal_task_queue
+    )
+    assert result.signalled == 1
+
+    async def two_runs() -> list[dict[str, Any]] | None:
+        data = await runs(app_client, bound_tenant)
+        done = [run for run in data if run["status"] != "running"]
+        return data if len(done) == 2 else None
+
+    newest = (await eventually(two_runs))[0]
+    assert newest["status"] == "completed" and newest["message_ids"] == [lost.id]
+    assert "¿me olvidaron?" in str(fakes["mistral"].requests[-1].body)
+
+    async def second_reply() -> bool:
+        return len(channel.sends_to(USER_PHONE)) == 2
+
+    await eventually(second_reply)
+    again: Any = await temporal_env.client.execute_workflow(
+        SweepAgentTurnsWorkflow.run, id=f"sweep-again-{lost.id}", task_queue=settings.temporal_task_queue
+    )
+    assert again.signalled == 0
+    await say(app_client, text_envelope("gracias"))
+    assert len(await finished_runs(app_client, bound_tenant, count=3)) == 3
