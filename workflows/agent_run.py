@@ -66,8 +66,13 @@ class AgentRunWorkflow:
             if ctx.refusal:
                 raise Stop("escalated", ctx.refusal)
             self._guard_before_loop(ctx, steps)
-            intent = await self._route(ctx, steps) if ctx.wizard_state is None else WIZARD_INTENT
+            wizard_under_way = ctx.wizard_enabled and ctx.wizard_state is not None
+            if ctx.wizard_state is not None and not ctx.wizard_enabled:
+                # The wizard was turned off mid-conversation: forget it and route as usual.
+                steps.wizard_touched, steps.wizard_state = True, None
+            intent = WIZARD_INTENT if wizard_under_way else await self._route(ctx, steps)
             if ctx.wizard_enabled and intent == WIZARD_INTENT:
+                steps.intent = WIZARD_INTENT
                 await wizard_turn(ctx, steps)
             else:
                 await self._model_loop(ctx, steps, intent)

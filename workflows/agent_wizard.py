@@ -34,7 +34,10 @@ CANCELLED_TEXT = "De acuerdo, dejamos la reserva sin hacer. ¿Te ayudo con algo 
 async def wizard_turn(ctx: RunContext, steps: RunSteps) -> None:
     """Advance the wizard by one answer and reply with the next question, the booking, or the cancellation."""
     tool = ctx.wizard_tool
+    steps.wizard_touched = True
     if tool is None:
+        # Forget the wizard, so that after a person reactivates the thread the router decides again.
+        steps.wizard_state = None
         raise Stop("escalated", f"the reservation tool {ctx.wizard_tool_slug!r} is missing or disabled")
     schema = tool.input_schema
     if ctx.wizard_state is None:
@@ -43,7 +46,6 @@ async def wizard_turn(ctx: RunContext, steps: RunSteps) -> None:
         state = WizardState.model_validate(ctx.wizard_state)
         step = advance_wizard(state, schema, text=ctx.user_text, reply_id=ctx.reply_id)
     steps.record("wizard", name=step.action, status="ok", error=step.error, field=_field(step))
-    steps.wizard_touched = True
     if step.action == "reserve":
         step = await _reserve(tool, step, steps, schema)
         if step is None:
