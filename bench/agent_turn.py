@@ -225,8 +225,8 @@ async def main(args: argparse.Namespace) -> None:
     ratio = turns.percentile(50) / max(baseline.percentile(50), 1e-9)
     print(
         f"  -> a turn's p50 is {ratio:.1f}x the baseline's p50 (p99 {turns.percentile(99):.0f} ms vs "
-        f"{baseline.percentile(99):.0f} ms); the turn is ProcessInbound + AgentThread + AgentRun (7 activities) "
-        "+ SendMessage, the baseline one workflow with one activity"
+        f"{baseline.percentile(99):.0f} ms); the turn is ProcessInbound + AgentThread + AgentRun "
+        "+ SendMessage (5 regular activities, the rest local), the baseline one workflow with one activity"
     )
 
 

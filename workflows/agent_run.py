@@ -27,7 +27,7 @@ from temporalio.exceptions import ActivityError, ApplicationError
 
 from workflows.agent_run_steps import RunSteps, Stop
 from workflows.agent_wizard import wizard_turn
-from workflows.policies import AGENT_BOOKKEEPING, AGENT_MODEL_CALL
+from workflows.policies import AGENT_LOCAL, AGENT_MODEL_CALL
 
 with workflow.unsafe.imports_passed_through():
     from activities.agents.model import ModelCallActivities
@@ -58,8 +58,8 @@ class AgentRunWorkflow:
 
     @workflow.run
     async def run(self, request: RunInput) -> str:
-        ctx: RunContext = await workflow.execute_activity_method(
-            AgentRunActivities.load_agent_run, request, **AGENT_BOOKKEEPING
+        ctx: RunContext = await workflow.execute_local_activity_method(
+            AgentRunActivities.load_agent_run, request, **AGENT_LOCAL
         )
         steps = RunSteps(ctx)
         try:
@@ -80,8 +80,8 @@ class AgentRunWorkflow:
             steps.end(stop.status, stop.reason, mute_trigger=stop.mute_trigger)
         except ActivityError as error:
             steps.end("failed", _failure(error))
-        await workflow.execute_activity_method(
-            AgentRunActivities.finish_agent_run, steps.finish_input(), **AGENT_BOOKKEEPING
+        await workflow.execute_local_activity_method(
+            AgentRunActivities.finish_agent_run, steps.finish_input(), **AGENT_LOCAL
         )
         return steps.status
 

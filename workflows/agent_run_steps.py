@@ -13,7 +13,7 @@ from typing import Any
 from temporalio import workflow
 from temporalio.workflow import ParentClosePolicy
 
-from workflows.policies import AGENT_BOOKKEEPING, AGENT_TOOL_RETRY
+from workflows.policies import AGENT_LOCAL, AGENT_TOOL_RETRY
 from workflows.send_message import SendMessageWorkflow, workflow_id
 
 with workflow.unsafe.imports_passed_through():
@@ -119,7 +119,7 @@ class RunSteps:
 
     async def reply(self, content: dict[str, Any]) -> None:
         """Store the reply as an AUTO_AGENT_PLATFORM send and start its SendMessage workflow."""
-        result: ReplyResult = await workflow.execute_activity_method(
+        result: ReplyResult = await workflow.execute_local_activity_method(
             AgentReplyActivities.create_agent_reply,
             ReplyInput(
                 run_id=self.ctx.run_id,
@@ -128,7 +128,7 @@ class RunSteps:
                 seq=self._seq + 1,
                 content=content,
             ),
-            **AGENT_BOOKKEEPING,
+            **AGENT_LOCAL,
         )
         if result.error or result.message_id is None or result.send_input is None:
             self.record("reply", status="refused", error=result.error)

@@ -19,7 +19,7 @@ from temporalio.common import SearchAttributeKey, SearchAttributePair, TypedSear
 from temporalio.exceptions import ChildWorkflowError
 
 from workflows.agent_run import AgentRunWorkflow
-from workflows.policies import AGENT_BOOKKEEPING
+from workflows.policies import AGENT_LOCAL
 
 with workflow.unsafe.imports_passed_through():
     from activities.agents.payloads import (
@@ -97,10 +97,10 @@ class AgentThreadWorkflow:
                 return
 
     async def _answer(self, request: ThreadInput, batch: list[str]) -> None:
-        claim: ClaimResult = await workflow.execute_activity_method(
+        claim: ClaimResult = await workflow.execute_local_activity_method(
             AgentRunActivities.claim_agent_turns,
             ClaimInput(thread_id=request.thread_id, message_ids=batch),
-            **AGENT_BOOKKEEPING,
+            **AGENT_LOCAL,
         )
         if claim.run_id is None:
             return
@@ -114,7 +114,7 @@ class AgentThreadWorkflow:
             )
         except ChildWorkflowError as error:
             # The run could not even record its own failure: record it here, never leave it running.
-            await workflow.execute_activity_method(
+            await workflow.execute_local_activity_method(
                 AgentRunActivities.finish_agent_run,
                 FinishInput(
                     run_id=claim.run_id,
@@ -123,7 +123,7 @@ class AgentThreadWorkflow:
                     status="failed",
                     error_message=f"the run workflow failed: {error.cause or error}",
                 ),
-                **AGENT_BOOKKEEPING,
+                **AGENT_LOCAL,
             )
 
 

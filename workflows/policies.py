@@ -106,6 +106,13 @@ AGENT_BOOKKEEPING = {
         initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=30)
     ),
 }
+# The same bookkeeping run as local activities (claiming turns, loading and finishing a run, storing
+# the reply): short writes to our own database, so they skip the task-queue round trip that a regular
+# activity costs; Temporal still records their results, so a replay never repeats them.
+AGENT_LOCAL = {
+    "start_to_close_timeout": timedelta(seconds=30),
+    "retry_policy": RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=30)),
+}
 # One model call. SDK retries are off; 408/409/429/5xx and timeouts come back
 # retryable (a Retry-After becomes the next delay), other 4xx and a missing
 # provider key non-retryable. After the last attempt the run ends failed. A call
