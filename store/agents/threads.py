@@ -159,6 +159,8 @@ async def claim_turns(
         for turn in ordered:
             turn.skipped_reason = f"muted:{thread.muted_reason}"
             turn.signalled_at = turn.signalled_at or now
+        # updated_at moves with every message of the thread, answered or not (CONTRACTS 7a).
+        thread.updated_at = max(thread.updated_at, ordered[-1].created_at)
         return None, [], f"thread muted ({thread.muted_reason})"
     run_id = new_id("run", at=now)
     run = AgentRun(

@@ -1,4 +1,4 @@
-"""Labelled agent replies for the output-safety claim detector (domain/agents/claims.py).
+"""Labelled agent replies for the output-safety claim detector (domain/agents/claims/).
 
 Written before the detector's patterns were tuned, in the voice of LLM agents for
 clinics, salons, restaurants, gyms and shops: Spanish (neutral, Argentine voseo,
@@ -9,6 +9,9 @@ done the action. When a reply claims several actions the label is the first one
 in the text. NOT_CLAIMS holds replies that must pass: they are grouped by kind in
 NOT_CLAIMS_BY_KIND; every kind except "smalltalk" and "instructions" is "tricky"
 (it uses the same verbs as the claims).
+
+BATCH_2_CLAIMS / BATCH_2_NOT_CLAIMS (labelled with their kind) are a second batch in styles the
+first lists under-represent; they are part of CLAIMS / NOT_CLAIMS_BY_KIND.
 
 HELD_OUT_CLAIMS / HELD_OUT_NOT_CLAIMS were written separately (other businesses:
 workshop, vet, hotel, gym, padel court, pharmacy, e-commerce) and were not looked
@@ -254,16 +257,6 @@ _CONFIRMED = [
     "You're confirmed for the 10:30 slot.",
     "Great, that's confirmed. See you Saturday!",
     "Everything is set for your visit on Friday at 2pm.",
-]
-
-CLAIMS: list[tuple[str, str]] = [
-    *((r, "booked") for r in _BOOKED),
-    *((r, "cancelled") for r in _CANCELLED),
-    *((r, "changed") for r in _CHANGED),
-    *((r, "paid") for r in _PAID),
-    *((r, "sent") for r in _SENT),
-    *((r, "registered") for r in _REGISTERED),
-    *((r, "confirmed") for r in _CONFIRMED),
 ]
 
 # ----------------------------------------------------------------------- not claims
@@ -514,15 +507,194 @@ _SMALLTALK = [
     "No problem at all, take your time.",
 ]
 
+# ------------------------------------------------------------------ second batch
+
+# Written after the first tuning, in the styles the lists above under-represent: salon, shop,
+# pharmacy, vet and gym agents, Portuguese-influenced Spanish, one-word replies, bullet lists,
+# a claim inside a longer summary, English mixed with Spanish, and formal Spanish
+# ("Le informamos que ..."). Scored before the detector was changed (see CORPUS_HISTORY in
+# test_claims.py), then tuned on and merged into CLAIMS / NOT_CLAIMS_BY_KIND.
+
+BATCH_2_CLAIMS: list[tuple[str, str]] = [
+    ("Reservado ✅", "booked"),
+    ("Cancelado.", "cancelled"),
+    ("Pagado 👌", "paid"),
+    ("Enviado!", "sent"),
+    ("Agendado 👍", "booked"),
+    ("Done ✅ rescheduled.", "changed"),
+    ("Hecho 👍 ya te cancelé el turno de depilación.", "cancelled"),
+    ("Todo ok, reprogramado para el lunes a las 11.", "changed"),
+    ("Listo reina, te agendé el alisado para el sábado 10 hs 💇‍♀️", "booked"),
+    ("Turno de uñas confirmado para mañana 15 hs 💅", "confirmed"),
+    ("Agendadísimo! Te esperamos el jueves con Caro ✨", "booked"),
+    ("Su receta fue enviada a la sucursal de Av. Rivadavia, ya puede retirarla.", "sent"),
+    ("Ya le reservamos las 2 cajas de ibuprofeno, puede pasar a retirarlas hoy.", "booked"),
+    ("Le informamos que su pedido ya fue despachado y llegará en 48 hs.", "sent"),
+    ("Your prescription has been sent to the pharmacy on Main St.", "sent"),
+    ("Le agendamos la castración de Luna para el lunes a las 8, debe venir en ayunas.", "booked"),
+    ("Anotamos a Rocco para el baño y corte del sábado 🐾", "booked"),
+    ("Cancelamos la consulta de Mora del jueves como pediste.", "cancelled"),
+    ("Ya quedaste anotado en la clase de crossfit de las 19 💪", "registered"),
+    ("I've booked you into the 7am HIIT class tomorrow 💪", "booked"),
+    ("Tu pedido salió hoy por Correo Argentino 📦", "sent"),
+    ("Cambiamos el talle de la remera a M, te llega el jueves.", "changed"),
+    ("Ya te hicimos el reembolso de la campera, se acredita en 5 días.", "paid"),
+    ("Pronto! Ya marqué tu horario para el jueves a las 14.", "booked"),
+    ("Su consulta quedó agendada, obrigado por elegirnos!", "booked"),
+    ("Cancelei tu turno del martes, cualquier cosa me avisa.", "cancelled"),
+    ("Te mandei el link de pago por WhatsApp.", "sent"),
+    ("Tu agendamiento fue confirmado para el sábado a las 9.", "confirmed"),
+    ("Ya está pago, muchas gracias!", "paid"),
+    ("Pronto, su reserva está hecha para dos personas el domingo.", "booked"),
+    ("Já reservé la mesa para las 21, los esperamos!", "booked"),
+    ("Reservei tu mesa para 4 personas, obrigado!", "booked"),
+    ("Tu horario fue marcado com sucesso para el jueves.", "booked"),
+    (
+        "Listo! Te dejo el resumen:\n• Servicio: corte + barba\n• Día: sábado 10 hs\n• Estado: reservado ✅",
+        "booked",
+    ),
+    ("Tu pedido:\n- 2 shampoo sin sal\n- 1 acondicionador\nYa fue despachado por OCA 🚚", "sent"),
+    (
+        "Resumen de cambios:\n- Turno anterior: martes 10 hs (cancelado)\n- Turno nuevo: jueves 16 hs (reservado)",
+        "cancelled",
+    ),
+    ("- Pago: acreditado ✅\n- Turno: confirmado ✅\n- Recordatorio: te llega el día anterior", "paid"),
+    (
+        "Gracias por tu visita a Veterinaria San Roque. Resumen: Toby recibió la vacuna séxtuple y el próximo "
+        "refuerzo es en 21 días. Te envié el certificado de vacunación por mail. Cualquier consulta, escribinos.",
+        "sent",
+    ),
+    (
+        "Hola Carla! Te cuento: el color que pediste llega la semana que viene. Mientras tanto, te reservé el "
+        "turno del 15 a las 11 para hacerlo. Besos!",
+        "booked",
+    ),
+    (
+        "Thanks for visiting Paws & Claws! Quick recap: Bella got a bath and a nail trim. I've charged $45 to "
+        "your card on file. See you next month!",
+        "paid",
+    ),
+    ("Listo! Your appointment is booked para el martes a las 10.", "booked"),
+    ("Ya te mandé el invoice por email 👍", "sent"),
+    ("Done, te cancelé el appointment del jueves.", "cancelled"),
+    ("Perfect, I already booked tu turno con Sofi for Friday.", "booked"),
+    ("Your pago fue recibido, thanks!", "paid"),
+    ("Le informamos que su cita ha quedado registrada para el día 14 de marzo a las 10:00 horas.", "booked"),
+    ("Nos complace informarle que su reserva ha sido confirmada.", "confirmed"),
+    ("Por medio del presente le comunicamos que su pago ha sido acreditado exitosamente.", "paid"),
+    ("Le notificamos que se ha procedido a la cancelación de su turno del día 3.", "cancelled"),
+    ("Estimado cliente, su solicitud de reprogramación ha sido gestionada con éxito.", "changed"),
+    ("Le confirmamos que su turno quedó agendado para el lunes 9 a las 8:30.", "booked"),
+    ("Cumplimos en informarle que su inscripción al curso de RCP fue aprobada.", "registered"),
+    ("Tu clase de prueba en FitZone quedó reservada para el miércoles 18 hs 🏋️", "booked"),
+    ("We've added you to the 6am spin class roster.", "registered"),
+    ("Your order #5521 has been dispatched and should arrive Thursday.", "sent"),
+    ("Refund issued ✅ You'll see it in 3-5 days.", "paid"),
+    ("Te devolvimos la seña por transferencia.", "paid"),
+    ("Bienvenida! Ya quedaste registrada en nuestro club de beneficios 🎁", "registered"),
+    ("Te inscribimos en el curso de primeros auxilios para mascotas.", "registered"),
+    ("Hemos procedido a reprogramar su cita para el viernes 20 a las 11:00.", "changed"),
+]
+
+BATCH_2_NOT_CLAIMS: list[tuple[str, str]] = [
+    ("Hecho 👍", "smalltalk"),  # a bare "done" names no action (see the detector's judgement calls)
+    ("Ok 👌", "smalltalk"),
+    ("Perfecto, gracias!", "smalltalk"),
+    ("Anotado!", "smalltalk"),
+    ("El alisado dura aprox 3 horas y cuesta $45.000 💇‍♀️", "smalltalk"),
+    ("El ibuprofeno 400 no requiere receta y está en stock.", "smalltalk"),
+    ("El baño y corte para perros grandes cuesta $20.000.", "smalltalk"),
+    ("Obrigado por escribir! ¿En qué te puedo ayudar?", "smalltalk"),
+    ("Horarios disponibles:\n- Martes 10:00\n- Jueves 16:30\n- Sábado 9:00", "smalltalk"),
+    ("Servicios:\n• Corte: $8.000\n• Color: $15.000\n• Brushing: $6.000", "smalltalk"),
+    ("Sure! ¿Qué día te queda mejor para el appointment?", "smalltalk"),
+    ("Reservado?", "confirmation_request"),
+    ("¿Cancelado?", "confirmation_request"),
+    ("Le solicitamos confirmar su asistencia respondiendo este mensaje.", "confirmation_request"),
+    ("Quedamos a la espera de su confirmación para agendar la cita.", "confirmation_request"),
+    ("¿Te reservo con Sofi o con Caro?", "offer"),
+    ("¿Desea que le reservemos el medicamento hasta mañana?", "offer"),
+    ("¿Querés que anotemos a Rocco para el baño del sábado?", "offer"),
+    ("Do you want me to add you to the 7am class roster?", "offer"),
+    ("¿Te lo envío a domicilio o lo retirás por el local?", "offer"),
+    ("Pronto, ¿para qué día quiere marcar el horario?", "offer"),
+    (
+        "Gracias por tu consulta. Resumen: el tratamiento dura 6 sesiones, cada una de 40 minutos. Si querés, "
+        "te reservo la primera para la semana que viene. ¿Qué día te queda mejor?",
+        "offer",
+    ),
+    ("Su pedido está en preparación, le avisamos cuando sea despachado.", "future"),
+    ("Your trainer will confirm the session by text.", "future"),
+    ("Ok, I'll book it apenas me confirmes el horario.", "future"),
+    ("Perfect, te mando el link to pay en un ratito.", "future"),
+    ("Su horario queda marcado solo después de abonar la seña.", "future"),
+    ("Le rogamos abonar la seña para que su turno quede reservado.", "future"),
+    ("Nos pondremos en contacto para confirmar su reserva a la brevedad.", "future"),
+    ("Para reservar el turno necesitamos una seña de $5.000 por transferencia.", "information"),
+    ("Las cancelaciones sin aviso se cobran el 50% del servicio.", "information"),
+    ("Le recordamos que las recetas se envían a la sucursal en 24 horas hábiles.", "information"),
+    ("La vacuna antirrábica se aplica una vez al año.", "information"),
+    ("Si Toby tiene fiebre, traelo hoy mismo sin turno.", "information"),
+    ("Las clases de spinning se reservan desde la app con 48 h de anticipación.", "information"),
+    ("La membresía se renueva automáticamente cada mes.", "information"),
+    ("Los pedidos se despachan de lunes a viernes por Correo Argentino.", "information"),
+    ("Los cambios de talle se hacen dentro de los 30 días con ticket.", "information"),
+    (
+        "Política de turnos:\n• Cancelaciones: hasta 24 h antes\n• Reprogramaciones: sin cargo\n"
+        "• Seña: no reembolsable",
+        "information",
+    ),
+    (
+        "Te cuento cómo funciona: elegís el horario, abonás la seña y te llega la confirmación por mail. "
+        "Cualquier duda me escribís.",
+        "information",
+    ),
+    ("Le informamos que las citas se confirman telefónicamente con 48 horas de anticipación.", "information"),
+    ("Le recordamos que su cita es el martes 14 a las 10:00 horas.", "information"),
+    ("Reserved for members only: the sauna on weekends.", "information"),
+    ("Estimado paciente, su solicitud está siendo procesada.", "information"),
+    ("Estado de tu pedido: en preparación 📦", "information"),
+    ("Reservas: solo por WhatsApp.", "information"),
+    ("Para marcar su consulta necesito su nombre completo.", "instruction"),
+    ("Para reservar necesito:\n- Nombre completo\n- DNI\n- Obra social", "instruction"),
+    (
+        "En caso de no poder asistir, le pedimos que cancele su turno con 24 horas de anticipación.",
+        "instruction",
+    ),
+    ("Ainda no recibimos el pago, ¿me manda el comprobante?", "negative"),
+    ("Your turno is not confirmed yet, falta la seña.", "negative"),
+    ("We're sorry, your order could not be shipped due to an address issue.", "negative"),
+    ("Vi que ya marcaste tu horario por la app, ¡genial!", "customer_action"),
+    ("Veo que ya cancelaste la clase de las 19 desde la app.", "customer_action"),
+    ("You already paid the deposit online, thanks!", "customer_action"),
+    ("Gracias por mandarnos la receta, la revisamos y te avisamos.", "customer_action"),
+]
+
+# --------------------------------------------------------------------------- corpus
+
+CLAIMS: list[tuple[str, str]] = [
+    *((r, "booked") for r in _BOOKED),
+    *((r, "cancelled") for r in _CANCELLED),
+    *((r, "changed") for r in _CHANGED),
+    *((r, "paid") for r in _PAID),
+    *((r, "sent") for r in _SENT),
+    *((r, "registered") for r in _REGISTERED),
+    *((r, "confirmed") for r in _CONFIRMED),
+    *BATCH_2_CLAIMS,
+]
+
 NOT_CLAIMS_BY_KIND: dict[str, list[str]] = {
-    "offer": _OFFERS,
-    "future": _FUTURE,
-    "instruction": _INSTRUCTIONS,
-    "customer_action": _CUSTOMER_ACTIONS,
-    "information": _INFO,
-    "negative": _NEGATIVES,
-    "confirmation_request": _CONFIRMATION_REQUESTS,
-    "smalltalk": _SMALLTALK,
+    kind: [*replies, *(reply for reply, k in BATCH_2_NOT_CLAIMS if k == kind)]
+    for kind, replies in {
+        "offer": _OFFERS,
+        "future": _FUTURE,
+        "instruction": _INSTRUCTIONS,
+        "customer_action": _CUSTOMER_ACTIONS,
+        "information": _INFO,
+        "negative": _NEGATIVES,
+        "confirmation_request": _CONFIRMATION_REQUESTS,
+        "smalltalk": _SMALLTALK,
+    }.items()
 }
 
 TRICKY_KINDS = ("offer", "future", "customer_action", "information", "negative", "confirmation_request")

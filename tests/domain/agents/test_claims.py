@@ -11,6 +11,8 @@ import pytest
 from domain.agents import claims as claims_module
 from domain.agents.claims import ACTIONS, ActionClaim, detect_action_claim
 from tests.domain.agents.claims_corpus import (
+    BATCH_2_CLAIMS,
+    BATCH_2_NOT_CLAIMS,
     CLAIMS,
     HELD_OUT_CLAIMS,
     HELD_OUT_NOT_CLAIMS,
@@ -197,6 +199,38 @@ def test_a_reply_that_claims_nothing_is_not_a_claim(kind: str, reply: str) -> No
     assert detect_action_claim(reply) is None, (kind, reply)
 
 
+@pytest.mark.parametrize(
+    ("reply", "action"),
+    [
+        # The judgement calls added with the second batch (see the detector's docstring).
+        ("Tu paquete ya está en camino 🚚", "sent"),
+        ("Your order is on its way!", "sent"),
+        ("Se cancelou tu turno del lunes", "cancelled"),
+        ("Tu cancelación quedó registrada.", "cancelled"),
+        ("We have proceeded with the refund.", "paid"),
+        ("Te anotamos en la lista de espera.", "registered"),
+        ("La cuota de marzo ya está paga.", "paid"),
+        ("Solicitud de cancelación procesada ✅", "cancelled"),
+        ("Tu lugar quedó guardado para el viernes.", "booked"),
+        ("Tu pedido salió perfecto", None),
+        ("Si tu pedido ya salió, no se puede cancelar.", None),
+        ("Solicitud de reembolso recibida, la revisamos en 48 h.", None),
+        ("Tu tarjeta quedó bloqueada por seguridad.", None),
+        ("Your card was removed from your account.", None),
+        ("Guardado!", None),
+        ("Marcado como leído.", None),
+        ("Reservado para socios los fines de semana.", None),
+        ("Tomamos reservas para el sábado hasta las 20.", None),
+        ("Enviamos del lunes al viernes.", None),
+        ("Te confirmé que abrimos a las 9.", None),
+        ("Lavado y secado: $8.000", None),
+    ],
+)
+def test_second_batch_judgement_calls(reply: str, action: str | None) -> None:
+    claim = detect_action_claim(reply)
+    assert (claim.action if claim else None) == action, (reply, claim)
+
+
 @pytest.mark.parametrize("reply", [None, "", "   ", "\n"])
 def test_no_reply_is_no_claim(reply: str | None) -> None:
     assert detect_action_claim(reply) is None
@@ -227,6 +261,27 @@ def _score(claims: list[tuple[str, str]], not_claims: list[str]) -> tuple[float,
     recall, misses = _recall(claims)
     fpr, false_positives = _false_positive_rate(not_claims)
     return recall, fpr, misses + false_positives
+
+
+# History, not thresholds: each fresh batch scored by the detector as it was before being tuned on the
+# batch, and after. Recall counts a claim detected with the wrong action as a miss.
+CORPUS_HISTORY: list[dict[str, object]] = [
+    {
+        "batch": "BATCH_2: salon/shop/pharmacy/vet/gym agents, Portuguese-influenced Spanish, one-word "
+        "replies, bullet lists, claims inside summaries, English mixed with Spanish, formal Spanish",
+        "size": {"claims": 60, "not_claims": 56},
+        "before": {
+            "batch": {"recall": 0.733, "fpr": 0.018},  # 16 misses, 1 false positive
+            "main": {"recall": 1.000, "fpr": 0.000},  # 216 claims, 222 not claims (batch not merged)
+            "held_out": {"recall": 0.974, "fpr": 0.000},
+        },
+        "after": {
+            "batch": {"recall": 0.983, "fpr": 0.000},  # left: "Cambiamos el talle de la remera a M, ..."
+            "main": {"recall": 0.996, "fpr": 0.000},  # 276 claims, 278 not claims (batch merged)
+            "held_out": {"recall": 0.974, "fpr": 0.000},
+        },
+    },
+]
 
 
 def test_corpus_shape() -> None:
@@ -261,6 +316,20 @@ def test_held_out_corpus_recall_and_false_positive_rate() -> None:
     assert recall >= 0.9 and fpr <= 0.07, report + "\n" + "\n".join(errors)
 
 
+def test_second_batch_keeps_its_score_after_tuning() -> None:
+    assert {reply for reply, _ in BATCH_2_CLAIMS} <= {reply for reply, _ in CLAIMS}
+    assert {reply for reply, _ in BATCH_2_NOT_CLAIMS} <= set(NOT_CLAIMS)
+    assert {kind for _, kind in BATCH_2_NOT_CLAIMS} <= set(NOT_CLAIMS_BY_KIND)
+    recall, fpr, errors = _score(BATCH_2_CLAIMS, [reply for reply, _ in BATCH_2_NOT_CLAIMS])
+    history = CORPUS_HISTORY[0]
+    print(f"second batch: before {history['before']}, after {history['after']}")
+    print(
+        f"second batch now: recall={recall:.3f} ({len(BATCH_2_CLAIMS)}), FPR={fpr:.3f} ({len(BATCH_2_NOT_CLAIMS)})"
+    )
+    print("\n".join(errors))
+    assert recall >= 0.98 and fpr == 0, "\n".join(errors)
+
+
 @pytest.mark.parametrize("action", ACTIONS)
 def test_main_corpus_recall_per_action(action: str) -> None:
     subset = [(reply, a) for reply, a in CLAIMS if a == action]
@@ -289,11 +358,14 @@ def test_claim_is_frozen_and_names_a_known_action() -> None:
 
 
 def test_the_detector_imports_only_the_standard_library() -> None:
-    tree = ast.parse(Path(claims_module.__file__).read_text(encoding="utf-8"))
+    package = Path(claims_module.__file__).parent
     imported = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            imported |= {alias.name.split(".")[0] for alias in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            imported.add((node.module or "").split(".")[0])
-    assert imported <= {"__future__", "re", "unicodedata", "dataclasses"}, imported
+    for path in sorted(package.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                imported.add("." * node.level + (node.module or ""))
+    own = {name for name in imported if name.startswith("domain.agents.claims.")}
+    assert imported - own <= {"__future__", "re", "unicodedata", "dataclasses"}, imported
+    assert {name.rsplit(".", 1)[1] for name in own} <= {path.stem for path in package.glob("*.py")}, own
