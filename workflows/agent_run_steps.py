@@ -125,7 +125,6 @@ class RunSteps:
                 run_id=self.ctx.run_id,
                 tenant_id=self.ctx.tenant_id,
                 thread_id=self.ctx.thread_id,
-                seq=self._seq + 1,
                 content=content,
             ),
             **AGENT_LOCAL,

@@ -26,7 +26,6 @@ def build_agent_activities(deps: ActivityDeps) -> list[Any]:
     return [
         runs.claim_agent_turns,
         runs.load_agent_run,
-        runs.record_agent_steps,
         runs.finish_agent_run,
         runs.sweep_agent_turns,
         model.call_agent_model,

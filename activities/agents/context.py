@@ -110,18 +110,19 @@ async def load_run_context(
         ), []
     text, reply_id = await _user_text(session, list(run.message_ids))
     if run.history_loaded_at is None:
+        # First load: the inactivity check (before updated_at moves), then the turn joins the history.
         now = utcnow()
         event_ids.extend(
             await reset_if_inactive(session, thread, now=now, default_days=default_inactive_days)
         )
-    prior = history_entries(thread)
-    if run.history_loaded_at is None:
+        prior = history_entries(thread)
         thread.messages = [*prior, UserMessage(text=text).model_dump(mode="json")]
         thread.updated_at = now
         run.history_loaded_at = now
         run.reply_message_id = new_id("msg", at=now)
     else:
-        prior = prior[:-1] if prior else prior
+        # A retried load: the turn is already the history's last entry.
+        prior = history_entries(thread)[:-1]
     binding = await matching_binding(
         session, tenant_id=run.tenant_id, phone_number_id=phone.phone_number_id, customer_id=phone.customer_id
     )

@@ -157,7 +157,6 @@ class ReplyInput(BaseModel):
     run_id: str
     tenant_id: str
     thread_id: str
-    seq: int
     # The send payload's type and type object (text, interactive ...), without the addressing.
     content: dict[str, Any]
 
@@ -195,11 +194,6 @@ class FinishInput(BaseModel):
 class SweepTurnsResult(BaseModel):
     signalled: int = 0
     released_reservations: int = 0
-
-
-class RecordStepsInput(BaseModel):
-    run_id: str
-    steps: list[StepRecord]
 
 
 TIMERS_WORKFLOW = "AgentThreadTimers"

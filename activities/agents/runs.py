@@ -17,7 +17,6 @@ from activities.agents.payloads import (
     ClaimInput,
     ClaimResult,
     FinishInput,
-    RecordStepsInput,
     RunContext,
     RunInput,
     SweepTurnsResult,
@@ -89,15 +88,6 @@ class AgentRunActivities:
             sessions=self._deps.sessions,
         )
         return context
-
-    @activity.defn(name="record_agent_steps")
-    async def record_agent_steps(self, request: RecordStepsInput) -> None:
-        """Record tool calls and guardrail decisions of a run (idempotent by step number)."""
-        async with unit_of_work(self._deps.sessions) as session:
-            run = await session.get(AgentRun, request.run_id)
-            if run is None:
-                raise LookupError(f"run {request.run_id} not found")
-            await record_steps(session, run, [step.model_dump() for step in request.steps], at=utcnow())
 
     @activity.defn(name="finish_agent_run")
     async def finish_agent_run(self, finish: FinishInput) -> None:
