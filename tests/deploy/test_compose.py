@@ -32,6 +32,10 @@ def test_compose_has_the_production_services():
     assert "container_name" not in services["worker"] and "ports" not in services["worker"]
     assert services["api"]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
     assert services["api"]["environment"]["SWITCHBOARD_ENV"] == "production"
+    # The agent workflows' search attributes are registered before any worker starts them.
+    setup = " ".join(services["temporal-setup"]["command"])
+    assert "SwitchboardTenantId" in setup and "SwitchboardThreadId" in setup
+    assert services["worker"]["depends_on"]["temporal-setup"]["condition"] == "service_completed_successfully"
 
 
 def _compose_command() -> list[str] | None:
