@@ -8,7 +8,31 @@ from collections import Counter
 import pytest
 
 from domain.agents.urgency import CATEGORIES, UrgencyMatch, detect_urgency
-from tests.domain.agents.urgency_corpus import HELD_OUT_ROUTINE, HELD_OUT_URGENT, ROUTINE, URGENT
+from tests.domain.agents.urgency_corpus import (
+    FINAL_HELD_OUT_ROUTINE,
+    FINAL_HELD_OUT_URGENT,
+    HELD_OUT_ROUTINE,
+    HELD_OUT_URGENT,
+    ROUTINE,
+    URGENT,
+)
+
+# History, not a target: each red-team round's batch scored once by the detector as it stood *before* that
+# round's tuning (round, styles, urgent recalled, urgent, routine false positives, routine). The earlier
+# probe batches of the first version scored 0.68-0.93 recall. Round 8 was first written as the final
+# held-out batch and was demoted to a round when it exposed a bug; the last row is the final held-out
+# batch, scored once after all tuning and never tuned on.
+ROUND_FIGURES: list[tuple[str, str, int, int, int, int]] = [
+    ("1", "voice notes, third person, Caribbean / Andean words", 38, 55, 3, 47),
+    ("2", "SMS spelling, Chilean / Uruguayan / Venezuelan words", 49, 57, 2, 47),
+    ("3", "rambling voice notes, no spaces, English mixing", 47, 57, 3, 47),
+    ("4", "caregivers, coworkers, Spain / Mexico words, voice-to-text", 45, 57, 4, 47),
+    ("5", "elderly and workplace third person, labour, burns", 47, 57, 1, 47),
+    ("6", "crisis wording, self-harm in progress, service questions", 52, 57, 2, 47),
+    ("7", "very short messages, Central American words, jokes", 53, 57, 2, 47),
+    ("8", "mixed styles (first written as the final held-out)", 41, 42, 0, 36),
+    ("final", "mixed styles, held out, never tuned on", 40, 42, 0, 36),
+]
 
 
 @pytest.mark.parametrize(
@@ -105,6 +129,24 @@ from tests.domain.agents.urgency_corpus import HELD_OUT_ROUTINE, HELD_OUT_URGENT
         ("se le ve el hueso", "explicit_emergency"),
         ("ayuda por favor, se cayó y no se puede levantar", "explicit_emergency"),
         ("🚨 me duele muchísimo y estoy mareado", "explicit_emergency"),
+        # regional words, text without spaces, voice-to-text errors, English mixing
+        ("la señora de al lado está privada, no le sale el aire", "respiratory"),
+        ("le dio un soponcio y no vuelve en sí", "neurological"),
+        ("nopuedorespirar ayuda", "respiratory"),
+        ("se está a hogando", "respiratory"),
+        ("my dad can't breathe", "respiratory"),
+        ("está botando sangre por la nariz y no para", "bleeding"),
+        ("mi chamo de 3 años tiene fiebre de 40", "child_symptom"),
+        ("mi hijo tiene 40 de fiebre", "child_symptom"),  # a temperature, not an adult son's age
+        # indirect suicidal ideation
+        ("no le veo sentido a nada, estoy pensando en hacer una locura", "suicide_self_harm"),
+        ("ya no aguanto más, nadie me necesita, quiero dejar de existir", "suicide_self_harm"),
+        ("me voy a aventar del puente", "suicide_self_harm"),
+        # causes of an explicit emergency
+        ("estoy de 36 semanas y no siento al bebé moverse", "explicit_emergency"),
+        ("la estufa estuvo prendida toda la noche y estamos todos mareados", "explicit_emergency"),
+        ("mi vecina mezcló cloro con detergente y está vomitando", "explicit_emergency"),
+        ("mi marido me quiere matar", "explicit_emergency"),  # someone else's threat, not self-harm
     ],
 )
 def test_urgent_phrases(message: str, category: str) -> None:
@@ -171,6 +213,17 @@ def test_urgent_phrases(message: str, category: str) -> None:
         # emergency numbers inside addresses
         "vivo en calle 7 y 112",
         "San Martín 1070",
+        # judgement call: figurative "casi", hyperbole with "si", questions, pets, jokes about threats
+        "casi me da un patatús con el precio de la resonancia",
+        "casi me ahogo de la risa con el chiste del doctor",
+        "me desmayo si me dicen que hay que esperar otra hora",
+        "¿qué hago si mi bebé se atraganta? quiero hacer el curso de primeros auxilios",
+        "¿la consulta por violencia de género es gratuita?",
+        "mi perro convulsionó, ¿tienen veterinario?",
+        "mi hijo me quiere matar porque lo anoté al dentista jajaja",
+        "me desangro pagando la prepaga",
+        "notengodolordepecho solo queria turno",
+        "mi hijo se quemó con agua caliente hace 10 días y ya cicatrizó, ¿necesita control?",
     ],
 )
 def test_routine_phrases(message: str) -> None:
@@ -215,6 +268,13 @@ def test_no_pathological_backtracking() -> None:
         ", " * 8000,
         "mi hijo de " * 1500,
         ("dolor " * 3000) + "pecho",
+        "sangra , " * 3000,  # sentence-wide co-occurrences
+        "respira , " * 3000,
+        "corazon " * 4000,
+        "nopuedorespirar" * 1500,  # one long token without spaces
+        "no me duele el pecho " * 2000,  # every match vetoed: the vetoes look at a bounded window
+        "casi me ahogo " * 3000,
+        "que hago si se ahoga " * 2000,
     ]
     start = time.perf_counter()
     for text in inputs:
@@ -237,7 +297,9 @@ def test_corpus_shape() -> None:
     assert min(per_category.values()) >= 20, per_category
     assert len(URGENT) >= 220 and len(ROUTINE) >= 220
     assert len(HELD_OUT_URGENT) >= 40 and len(HELD_OUT_ROUTINE) >= 40
-    assert all(category in CATEGORIES for _, category in URGENT + HELD_OUT_URGENT)
+    assert len(FINAL_HELD_OUT_URGENT) + len(FINAL_HELD_OUT_ROUTINE) >= 60
+    assert {category for _, category in FINAL_HELD_OUT_URGENT} == set(CATEGORIES)
+    assert all(category in CATEGORIES for _, category in URGENT + HELD_OUT_URGENT + FINAL_HELD_OUT_URGENT)
 
 
 def test_corpus_recall_and_false_positive_rate() -> None:
@@ -260,3 +322,30 @@ def test_held_out_recall_and_false_positive_rate() -> None:
     )
     print(report)
     assert recall >= 0.95 and fpr <= 0.05, report
+
+
+def test_final_held_out_recall_and_false_positive_rate() -> None:
+    # An honest estimate on messages the detector was never tuned on, not a tuning target: the bound is
+    # loose on purpose, and a miss here is reported, not patched.
+    recall, fpr, agreement, misses, false_positives = _figures(FINAL_HELD_OUT_URGENT, FINAL_HELD_OUT_ROUTINE)
+    urgent, routine = len(FINAL_HELD_OUT_URGENT), len(FINAL_HELD_OUT_ROUTINE)
+    report = (
+        f"final held-out: recall {recall:.3f} ({urgent - len(misses)}/{urgent}), "
+        f"false-positive rate {fpr:.3f} ({len(false_positives)}/{routine}), "
+        f"category agreement {agreement:.3f}; misses={misses}; false positives={false_positives}"
+    )
+    print(report)
+    assert recall >= 0.9 and fpr <= 0.05, report
+
+
+def test_red_team_rounds_history() -> None:
+    lines = ["red-team rounds, scored once before tuning:", "round  recall          false positives  styles"]
+    for name, styles, recalled, urgent, false_positives, routine in ROUND_FIGURES:
+        recall = f"{recalled / urgent:.3f} ({recalled}/{urgent})"
+        fpr = f"{false_positives / routine:.3f} ({false_positives}/{routine})"
+        lines.append(f"{name:<6} {recall:<15} {fpr:<16} {styles}")
+    print("\n".join(lines))
+    assert all(
+        0 <= recalled <= urgent and 0 <= fp <= routine
+        for _, _, recalled, urgent, fp, routine in ROUND_FIGURES
+    )
