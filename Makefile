@@ -5,6 +5,9 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The portal's browser tests drive Debian's Chromium (Playwright is pointed at it; nothing is downloaded).
+CHROMIUM := /usr/bin/chromium
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: dev test test-postgres lint format bench clean
 
@@ -14,10 +17,21 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	touch $(STAMP)
 
+# Installed only when missing, so the step costs nothing once done. Without apt-get (not Debian)
+# the browser tests skip themselves, except under CI.
+$(CHROMIUM):
+	@if command -v apt-get >/dev/null; then \
+	  echo "Installing Debian's chromium for the portal's browser tests (once)"; \
+	  $(SUDO) apt-get update -qq >/dev/null && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else \
+	  echo "No apt-get: install Chromium as $(CHROMIUM) to run the portal's browser tests"; \
+	fi
+
 dev: $(STAMP)
 	$(BIN)/switchboard dev
 
-test: $(STAMP)
+test: $(STAMP) $(CHROMIUM)
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)

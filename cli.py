@@ -287,5 +287,68 @@ def create_phone_number(
     _run_admin(op, as_json)
 
 
+@admin.command("update-phone-number")
+def update_phone_number(
+    tenant_id: str,
+    phone_id: str,
+    hidden_from_inbox: bool | None = typer.Option(None, "--hidden-from-inbox/--visible-in-inbox"),
+    throughput_tier: str | None = None,
+    as_json: bool = JSON_OPT,
+) -> None:
+    """Change a number's inbox visibility or throughput tier (PATCH .../phone-numbers/{phone_id})."""
+    from models.tenancy_api import PhoneNumberPublic, PhoneNumberUpdate
+    from store import provisioning
+
+    async def op(session: Any, _: Settings) -> dict[str, Any]:
+        body = PhoneNumberUpdate(hidden_from_inbox=hidden_from_inbox, throughput_tier=throughput_tier)  # type: ignore[arg-type]
+        phone = await provisioning.update_phone_number(session, tenant_id, phone_id, body)
+        return PhoneNumberPublic.of(phone).model_dump()
+
+    _run_admin(op, as_json)
+
+
+@admin.command("update-waba")
+def update_waba(
+    tenant_id: str,
+    waba_id: str,
+    messaging_tier: str | None = None,
+    new_access_token: bool = typer.Option(False, "--access-token", help="prompt for a new access token"),
+    as_json: bool = JSON_OPT,
+) -> None:
+    """Change a WABA's messaging tier or access token (PATCH .../wabas/{waba_id}); the token is sealed."""
+    from models.tenancy_api import WabaPublic, WabaUpdate
+    from store import provisioning
+
+    token = typer.prompt("Access token", hide_input=True) if new_access_token else None
+
+    async def op(session: Any, settings: Settings) -> dict[str, Any]:
+        body = WabaUpdate(messaging_tier=messaging_tier, access_token=token)  # type: ignore[arg-type]
+        waba = await provisioning.update_waba(
+            session, tenant_id, waba_id, body, secrets_key=settings.secrets_key_bytes
+        )
+        return WabaPublic.of(waba).model_dump()
+
+    _run_admin(op, as_json)
+
+
+@admin.command("delete-customer")
+def delete_customer(
+    tenant_id: str,
+    customer_id: str,
+    yes: bool = typer.Option(False, "--yes", help="do not ask for confirmation"),
+    as_json: bool = JSON_OPT,
+) -> None:
+    """Delete a customer with its contacts and conversations (DELETE .../customers/{customer_id})."""
+    from store import provisioning
+
+    if not yes:
+        typer.confirm(f"Delete customer {customer_id} with its contacts and conversations?", abort=True)
+
+    async def op(session: Any, _: Settings) -> dict[str, Any]:
+        return (await provisioning.delete_customer(session, tenant_id, customer_id)).model_dump()
+
+    _run_admin(op, as_json)
+
+
 if __name__ == "__main__":
     app()

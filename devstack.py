@@ -214,6 +214,7 @@ def banner(demo: dict[str, str], *, api: str, sim: str, model: str | None = None
 Switchboard is running.
 
   API              {api}        (OpenAPI docs: {api}/docs)
+  Portal           {api}/portal (inbox, agents, failed messages, webhooks; sign in with the live key)
   Temporal UI      http://127.0.0.1:8233
   Channel simulator {sim}
   Health           {api}/healthz

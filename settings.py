@@ -84,6 +84,9 @@ class Settings(BaseSettings):
     throughput_high_per_second: int = Field(default=1_000, ge=1)
     # Raw channel webhook bodies are kept this many days, then pruned.
     raw_inbound_retention_days: int = Field(default=14, ge=7, le=30)
+    # Tenant events, webhook deliveries and attempts are kept this many days, then pruned
+    # (at least the 7 d health window; at most 90 so the tables stay bounded).
+    event_retention_days: int = Field(default=30, ge=7, le=90)
 
     # Tenant webhook delivery policy (docs/webhooks.md); unset means the
     # documented default of domain/webhook_policy.py.

@@ -39,6 +39,7 @@ from workflows.maintenance import (
 )
 from workflows.registry import WORKFLOWS
 from workflows.retention import InboundHousekeepingWorkflow
+from workflows.template_sync import SyncTemplatesWorkflow
 
 log = logging.getLogger("switchboard.worker")
 
@@ -89,6 +90,8 @@ SCHEDULES = [
     ("webhook-outbox-sweep", SweepEventOutboxWorkflow.run, timedelta(seconds=30)),
     ("inbound-housekeeping", InboundHousekeepingWorkflow.run, timedelta(minutes=1)),
     ("agent-turn-sweep", SweepAgentTurnsWorkflow.run, timedelta(seconds=30)),
+    # Safety net behind template status webhooks (docs/messaging.md, "Template approvals").
+    ("template-sync", SyncTemplatesWorkflow.run, timedelta(hours=1)),
 ]
 
 

@@ -170,8 +170,15 @@ class InboundActivities:
     @activity.defn(name="process_inbound_payload")
     async def process_inbound_payload(self, payload: InboundPayload) -> InboundSummary:
         """Parse a verified webhook body, apply every item, and keep the raw envelope as processed."""
+        body = payload.body
+        if body is None:
+            async with self._deps.sessions() as session:
+                body = await store.raw_inbound_body(session, payload.payload_id)
+            if body is None:
+                log.error("stored webhook body not found; skipped", extra={"payload_id": payload.payload_id})
+                return InboundSummary()
         try:
-            items = parse_envelope(payload.body.encode("utf-8"), received_at=payload.received_at)
+            items = parse_envelope(body.encode("utf-8"), received_at=payload.received_at)
         except InvalidWebhookEnvelope:
             log.warning(
                 "stored webhook body is not an envelope; skipped", extra={"payload_id": payload.payload_id}
@@ -182,7 +189,7 @@ class InboundActivities:
             await store.record_processed_raw_inbound(
                 session,
                 payload_id=payload.payload_id,
-                body=payload.body,
+                body=body,
                 received_at=payload.received_at,
                 at=utcnow(),
             )

@@ -1,4 +1,4 @@
-"""Owner notifications (webhook.disabled_auto, webhook.degraded, webhook.reactivated) by email.
+"""Owner notifications (webhook.disabled_auto, webhook.degraded, webhook.failing, webhook.reactivated) by email.
 
 With ``SMTP_URL`` set the notification is mailed to the tenant's
 ``notification_email``; without it (or without a recipient) it stays stored

@@ -1,8 +1,10 @@
 """Creating an outbound message below the API, so the API and workers share one send path.
 
 ``create_send`` runs the pre-checks every send passes (paused customer,
-template status and variables, the phone's queue limit), stores the message as
-``queued`` (with its idempotency hold when the caller has a key) and returns
+template status and variables, the phone's queue limit, the WABA's
+business-initiated conversation tier), files the message under its
+conversation (creating contact and conversation on first contact), stores it
+as ``queued`` (with its idempotency hold when the caller has a key) and returns
 the SendMessage workflow's input. The API calls it for POST /v1/messages,
 inbox replies and retries; the agent runtime calls it from an activity for a
 reply, with a message id fixed in advance so a retried activity finds the
@@ -15,8 +17,11 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from temporalio.client import Client
 
+from activities.dispatch import dispatch_events
 from activities.send_input import send_input_for, tier_rates
 from domain.errors import Forbidden, RateLimited
 from domain.phone import canonical_phone
@@ -34,7 +39,7 @@ from models.messaging import Conversation, Message
 from models.send import SendInput
 from models.tenancy import PhoneNumber
 from settings import Settings
-from store import idempotency, messages
+from store import business_conversations, idempotency, messages, recipients
 from store.database import unit_of_work
 
 # While a send workflow owns an idempotency key, nobody may take it over.
@@ -115,6 +120,20 @@ async def prechecks(
     return _template_render(send, template_row)
 
 
+async def sandbox_checks(
+    session: AsyncSession, send: SendRequest, phone: PhoneNumber, *, tenant_id: str
+) -> None:
+    """Everything a live send would be refused for, without storing anything (sandbox keys)."""
+    await prechecks(session, send, phone, tenant_id=tenant_id)
+    to_phone = canonical_phone(send.to) if send.to else None
+    conversation = await recipients.existing_conversation(
+        session, phone.phone_number_id, to_phone=to_phone, bsuid=None if to_phone else send.recipient
+    )
+    await business_conversations.check_send(
+        session, phone=phone, message_type=send.type, conversation=conversation, now=utcnow()
+    )
+
+
 async def create_send(
     sessions: async_sessionmaker[AsyncSession],
     settings: Settings,
@@ -123,55 +142,94 @@ async def create_send(
     send: SendRequest,
     phone: PhoneNumber,
     ctx: SendContext,
+    temporal: Client | None = None,
 ) -> SendInput:
-    """Check, store the message as queued and return the send workflow's input (ServiceError if refused)."""
-    async with unit_of_work(sessions) as session:
-        existing = await session.get(Message, ctx.message_id) if ctx.message_id else None
-        if existing is not None:
-            return _input(existing, send, phone, settings)
-        rendered = await prechecks(session, send, phone, tenant_id=tenant_id)
-        if await messages.queued_count(session, phone.phone_number_id) >= settings.send_queue_limit:
-            raise RateLimited(
-                f"more than {settings.send_queue_limit} messages are waiting on this phone number",
-                retry_after_seconds=5,
-                code="too_many_requests",
-            )
-        to_phone = canonical_phone(send.to) if send.to else None
-        if ctx.conversation_id is not None:
-            conversation = await session.get(Conversation, ctx.conversation_id)
-        else:
-            conversation = await messages.conversation_for(session, phone.phone_number_id, to_phone)
-        now = utcnow()
-        message = Message(
-            id=ctx.message_id or new_id("msg", at=now),
-            tenant_id=tenant_id,
-            phone_number_id=phone.phone_number_id,
-            direction="outbound",
-            message_type=send.type,
-            status=messages.QUEUED,
-            to_phone=to_phone,
-            from_phone=business_phone(phone),
-            sent_by=ctx.sent_by,
-            recipient_bsuid=send.recipient if to_phone is None else None,
-            contact_id=conversation.contact_id if conversation else None,
-            conversation_id=conversation.id if conversation else None,
-            source=ctx.source,
-            payload=send.model_dump(mode="json", exclude_none=True),
-            content=content_summary(send, rendered),
-            has_media=send.type in MEDIA_TYPES,
-            rendered_body=rendered,
-            retry_of_message_id=ctx.retry_of_message_id,
-            idempotency_key=ctx.idempotency_key,
-            created_at=now,
-            occurred_at=now,
-            status_updated_at=now,
-        )
-        session.add(message)
-        if ctx.idempotency_key is not None:
-            await idempotency.hold(
-                session, tenant_id=tenant_id, key=ctx.idempotency_key, until=now + WORKFLOW_LOCK
-            )
+    """Check, store the message as queued and return the send workflow's input (ServiceError if refused).
+
+    A ``conversation.created`` raised by a first contact is dispatched after the
+    commit when ``temporal`` is given, else left to the outbox sweeper.
+    """
+    for attempt in range(2):
+        try:
+            async with unit_of_work(sessions) as session:
+                message, event_ids = await _store(
+                    session, settings, tenant_id=tenant_id, send=send, phone=phone, ctx=ctx
+                )
+            break
+        except IntegrityError:
+            # A concurrent first message to or from the same person created the contact or
+            # conversation (or a retried agent activity the message) first; the next pass finds it.
+            if attempt:
+                raise
+    if temporal is not None and event_ids:
+        await dispatch_events(temporal, task_queue=settings.temporal_task_queue, event_ids=event_ids)
     return _input(message, send, phone, settings)
+
+
+async def _store(
+    session: AsyncSession,
+    settings: Settings,
+    *,
+    tenant_id: str,
+    send: SendRequest,
+    phone: PhoneNumber,
+    ctx: SendContext,
+) -> tuple[Message, list[str]]:
+    existing = await session.get(Message, ctx.message_id) if ctx.message_id else None
+    if existing is not None:
+        return existing, []
+    rendered = await prechecks(session, send, phone, tenant_id=tenant_id)
+    # The spec refuses when more than the limit wait, so the limit-th message may still queue.
+    if await messages.queued_count(session, phone.phone_number_id) > settings.send_queue_limit:
+        raise RateLimited(
+            f"more than {settings.send_queue_limit} messages are waiting on this phone number",
+            retry_after_seconds=5,
+            code="too_many_requests",
+        )
+    to_phone = canonical_phone(send.to) if send.to else None
+    bsuid = None if to_phone else send.recipient
+    now = utcnow()
+    conversation = await session.get(Conversation, ctx.conversation_id) if ctx.conversation_id else None
+    conversation = conversation or await recipients.existing_conversation(
+        session, phone.phone_number_id, to_phone=to_phone, bsuid=bsuid
+    )
+    await business_conversations.check_send(
+        session, phone=phone, message_type=send.type, conversation=conversation, now=now
+    )
+    event_ids: list[str] = []
+    if conversation is None:
+        filed = await recipients.file_send(session, phone, to_phone=to_phone, bsuid=bsuid)
+        conversation, event_ids = filed.conversation, filed.event_ids
+    message = Message(
+        id=ctx.message_id or new_id("msg", at=now),
+        tenant_id=tenant_id,
+        phone_number_id=phone.phone_number_id,
+        direction="outbound",
+        message_type=send.type,
+        status=messages.QUEUED,
+        to_phone=to_phone,
+        from_phone=business_phone(phone),
+        sent_by=ctx.sent_by,
+        recipient_bsuid=bsuid,
+        contact_id=conversation.contact_id,
+        conversation_id=conversation.id,
+        source=ctx.source,
+        payload=send.model_dump(mode="json", exclude_none=True),
+        content=content_summary(send, rendered),
+        has_media=send.type in MEDIA_TYPES,
+        rendered_body=rendered,
+        retry_of_message_id=ctx.retry_of_message_id,
+        idempotency_key=ctx.idempotency_key,
+        created_at=now,
+        occurred_at=now,
+        status_updated_at=now,
+    )
+    session.add(message)
+    if ctx.idempotency_key is not None:
+        await idempotency.hold(
+            session, tenant_id=tenant_id, key=ctx.idempotency_key, until=now + WORKFLOW_LOCK
+        )
+    return message, event_ids
 
 
 def _input(message: Message, send: SendRequest, phone: PhoneNumber, settings: Settings) -> SendInput:

@@ -10,11 +10,13 @@ from typing import Any
 from activities.agents import build_agent_activities
 from activities.channel import ChannelActivities
 from activities.deps import ActivityDeps
+from activities.event_retention import event_retention_activities
 from activities.maintenance import MaintenanceActivities
 from activities.media import MediaActivities
 from activities.retention import inbound_activities
 from activities.send_sweeper import SendSweeperActivities
 from activities.sends import SendRecordActivities
+from activities.template_sync import template_sync_activities
 from activities.tools import build_tool_activities
 from activities.webhooks import build_webhook_activities
 
@@ -38,4 +40,6 @@ def build_activities(deps: ActivityDeps) -> list[Any]:
         *build_agent_activities(deps),
         *build_webhook_activities(deps),
         *inbound_activities(deps),
+        *template_sync_activities(deps),
+        *event_retention_activities(deps),
     ]

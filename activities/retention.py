@@ -16,7 +16,7 @@ from temporalio import activity
 
 from activities.deps import ActivityDeps
 from activities.inbound import InboundActivities, start_process_inbound
-from models.inbound import HousekeepingInput, InboundPayload, RetentionResult, SweepResult
+from models.inbound import HousekeepingInput, RetentionResult, SweepResult, inbound_payload
 from store import inbound as store
 from store.database import unit_of_work
 
@@ -54,7 +54,7 @@ class RetentionActivities:
             )
         result = SweepResult()
         for row in rows:
-            payload = InboundPayload(payload_id=row.id, body=row.body, received_at=row.received_at)
+            payload = inbound_payload(payload_id=row.id, body=row.body, received_at=row.received_at)
             try:
                 started = await start_process_inbound(
                     self._deps.temporal, payload, task_queue=self._deps.settings.temporal_task_queue

@@ -43,6 +43,16 @@ def _result(message: Message, outcome: SendOutcome) -> SendResult:
     return SendResult(status_code=failure.status_code, body=body)
 
 
+def _recipient_user_ids(message: Message, contact: Contact | None) -> dict[str, str | None]:
+    """The spec's message-level BSUID fields of a send addressed by BSUID (none for phone sends)."""
+    if not message.recipient_bsuid:
+        return {}
+    parent = (
+        contact.parent_bsuid if contact is not None and contact.bsuid == message.recipient_bsuid else None
+    )
+    return {"recipient_user_id": message.recipient_bsuid, "recipient_parent_user_id": parent}
+
+
 class SendRecordActivities:
     """Persist what the upstream answered."""
 
@@ -91,7 +101,9 @@ class SendRecordActivities:
                 conversation.updated_at = now
             kind = MESSAGE_SENT if outcome.failure is None else MESSAGE_FAILED
             facts = message_facts(
-                message, error_code=outcome.failure.upstream_code if outcome.failure else None
+                message,
+                error_code=outcome.failure.upstream_code if outcome.failure else None,
+                **_recipient_user_ids(message, contact),
             )
             payload = message_event(
                 kind,

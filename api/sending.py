@@ -8,7 +8,14 @@ that (down, throttled, or the phone's queue is long), the answer is 202 with
 the queued message: the workflow keeps retrying durably and the outcome
 arrives as a channel.message.sent/failed webhook (or by polling the message).
 A replay of the same Idempotency-Key meanwhile gets 409 request_in_progress,
-and the final 2xx once the workflow recorded it.
+and the final 2xx once the workflow recorded it. A send that ends in a 4xx or
+5xx frees its key, whether it was refused before anything was stored, refused
+by the upstream (the workflow frees it) or failed inside the service (the
+workflow died without recording): a client retrying after a 500 is never
+told 409 for a send that is no longer running.
+
+Sandbox keys honour Idempotency-Key the same way, in their own key space; the
+stored 201 is the only thing a sandbox send persists.
 """
 
 from __future__ import annotations
@@ -22,16 +29,17 @@ from temporalio.client import WorkflowFailureError
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.service import RPCError
 
-from activities.outbound import SendContext, create_send, prechecks
+from activities.outbound import SendContext, create_send, sandbox_checks
 from api.principal import Principal
 from api.state import AppState
-from domain.errors import InternalFailure, MissingRequiredField, ServiceError
+from domain.errors import InternalFailure, MissingRequiredField
 from domain.phone import canonical_phone
 from domain.send_payload import SendRequest, parse_send_request
 from models.base import iso_millis, new_id, utcnow
 from models.messages_api import MessagePublic, sandbox_response
 from models.messaging import Message
 from models.send import SendInput, SendResult
+from models.tenancy import PhoneNumber
 from store import idempotency, messages
 from store.database import unit_of_work
 from workflows.send_message import SendMessageWorkflow, workflow_id
@@ -53,42 +61,81 @@ async def submit(state: AppState, who: Principal, raw: Any, ctx: SendContext) ->
     send = parse_send_request(raw)
     if ctx.require_to and send.to is None:
         raise MissingRequiredField("to", "to is required here: media uploads cannot be addressed by BSUID")
-    if who.is_sandbox:
-        # Sandbox sends pass exactly the checks a live send passes, then stop.
-        async with state.sessions() as session:
-            phone = await messages.phone_for_send(session, who.tenant_id, send.phone_number_id)
-            await prechecks(session, send, phone, tenant_id=who.tenant_id)
-        return _sandbox(send)
     async with state.sessions() as session:
         phone = await messages.phone_for_send(session, who.tenant_id, send.phone_number_id)
+    scope = idempotency.scope(who.tenant_id, sandbox=who.is_sandbox)
     key = ctx.idempotency_key
     if key is not None:
-        fingerprint = idempotency.fingerprint("POST", ctx.request_path, raw)
-        async with unit_of_work(state.sessions) as session:
-            claim = await idempotency.claim(
-                session, tenant_id=who.tenant_id, key=key, fingerprint=fingerprint, now=utcnow()
-            )
-        if claim.is_replay:
-            assert claim.replay_status is not None
-            return JSONResponse(
-                claim.replay_body, status_code=claim.replay_status, headers={"X-Idempotent-Replay": "true"}
-            )
+        replay = await _claim(state, scope, key, idempotency.fingerprint("POST", ctx.request_path, raw))
+        if replay is not None:
+            return replay
+    if who.is_sandbox:
+        return await _sandbox(state, who, send, phone, ctx, scope=scope)
     try:
         request = await create_send(
-            state.sessions, state.settings, tenant_id=who.tenant_id, send=send, phone=phone, ctx=ctx
+            state.sessions,
+            state.settings,
+            tenant_id=who.tenant_id,
+            send=send,
+            phone=phone,
+            ctx=ctx,
+            temporal=state.temporal,
         )
-    except ServiceError:
-        if key is not None:
-            async with unit_of_work(state.sessions) as session:
-                await idempotency.release(session, tenant_id=who.tenant_id, key=key)
+    except Exception:
+        # Refused or broken before anything was stored: nobody else will ever free the key.
+        await _release(state, scope, key)
         raise
-    return await _run(state, request)
+    try:
+        return await _run(state, request)
+    except InternalFailure:
+        # The workflow ended without recording an outcome, so it will never complete the key.
+        await _release(state, scope, key)
+        raise
 
 
-def _sandbox(send: SendRequest) -> JSONResponse:
+async def _claim(state: AppState, scope: str, key: str, fingerprint: str) -> JSONResponse | None:
+    """Own the key (None), or the stored 2xx to replay; 409/422 raised by the claim."""
+    async with unit_of_work(state.sessions) as session:
+        claim = await idempotency.claim(
+            session, tenant_id=scope, key=key, fingerprint=fingerprint, now=utcnow()
+        )
+    if not claim.is_replay:
+        return None
+    assert claim.replay_status is not None
+    return JSONResponse(
+        claim.replay_body, status_code=claim.replay_status, headers={"X-Idempotent-Replay": "true"}
+    )
+
+
+async def _release(state: AppState, scope: str, key: str | None) -> None:
+    if key is not None:
+        async with unit_of_work(state.sessions) as session:
+            await idempotency.release(session, tenant_id=scope, key=key)
+
+
+async def _sandbox(
+    state: AppState, who: Principal, send: SendRequest, phone: PhoneNumber, ctx: SendContext, *, scope: str
+) -> JSONResponse:
+    """Pass exactly the checks a live send passes, then answer synthetically; only the key's 201 is stored."""
+    try:
+        async with state.sessions() as session:
+            await sandbox_checks(session, send, phone, tenant_id=who.tenant_id)
+        body = _sandbox_body(send, retry_of_message_id=ctx.retry_of_message_id)
+        if ctx.idempotency_key is not None:
+            async with unit_of_work(state.sessions) as session:
+                await idempotency.complete(
+                    session, tenant_id=scope, key=ctx.idempotency_key, status=201, body=body, now=utcnow()
+                )
+    except Exception:
+        await _release(state, scope, ctx.idempotency_key)
+        raise
+    return JSONResponse(body, status_code=201)
+
+
+def _sandbox_body(send: SendRequest, *, retry_of_message_id: str | None) -> dict[str, Any]:
     now = utcnow()
     suffix = new_id("x", at=now)[2:]
-    body = sandbox_response(
+    return sandbox_response(
         phone_number_id=send.phone_number_id,
         message_type=send.type,
         to_phone=canonical_phone(send.to) if send.to else None,
@@ -96,8 +143,8 @@ def _sandbox(send: SendRequest) -> JSONResponse:
         message_id=f"sandbox-{suffix}",
         wa_message_id=f"wamid.SANDBOX.{suffix}",
         created_at=iso_millis(now),
+        retry_of_message_id=retry_of_message_id,
     )
-    return JSONResponse(body, status_code=201)
 
 
 async def start_send(state: AppState, request: SendInput) -> Any:
@@ -133,7 +180,7 @@ async def _run(state: AppState, request: SendInput) -> JSONResponse:
     except WorkflowFailureError as exc:
         log.error("send workflow failed", extra={"message_id": request.message_id}, exc_info=exc)
         raise InternalFailure(
-            "the send failed inside the service; it is recorded and will be retried",
+            "the send failed inside the service; retry with backoff (an Idempotency-Key is free again)",
             details={"message_id": request.message_id},
         ) from exc
     return _json(result)

@@ -105,11 +105,19 @@ class RateLimited(ServiceError):
 
     status_code = 429
 
-    def __init__(self, message: str, *, retry_after_seconds: int, code: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        retry_after_seconds: int,
+        code: str | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> None:
         retry_after_seconds = max(1, int(retry_after_seconds))
         super().__init__(
             message,
             code=code,
+            details=details,
             extra={"retry_after_seconds": retry_after_seconds},
             headers={"Retry-After": str(retry_after_seconds)},
         )

@@ -7,10 +7,17 @@ Keys whose value is unknown are omitted, except inside the spec's
 ``{previous, current}`` pairs, which always carry both (null when unknown).
 The ``message`` object mirrors the channel's message object (``id`` is the
 wamid, ``timestamp`` epoch seconds as a string, the type object under the type
-name) plus ``occurred_at`` and a ``service`` object with our own fields.
-Message-level BSUID fields appear only when the upstream sent them, under the
-upstream's names: ``from_user_id``/``from_parent_user_id`` on received,
-``recipient_user_id``/``recipient_parent_user_id`` on status events and
+name) plus ``occurred_at`` and a ``service`` object with our own fields. On
+``channel.message.failed``, ``errors[]`` keeps the channel's shape (``code`` is
+the upstream's number) and ``service.error_code`` carries the spec's code (the
+Message's ``error_code``: OUTSIDE_CONVERSATION_WINDOW ..., or the number itself
+when the spec names none), whether the upstream refused the send at once or
+reported the failure later in a status webhook.
+Message-level BSUID fields appear only when known (sent by the upstream, or the
+BSUID a send was addressed to), under the upstream's names:
+``from_user_id``/``from_parent_user_id`` on received,
+``recipient_user_id``/``recipient_parent_user_id`` on status events (a send to
+a BSUID carries it instead of ``recipient_id``, also when refused at once) and
 ``to_user_id``/``to_parent_user_id`` on echoes.
 
 Subscription matching: an omitted or empty event list means every kind. A
@@ -108,9 +115,11 @@ class MessageFacts:
     recipient_parent_user_id: str | None = None
     to_user_id: str | None = None
     to_parent_user_id: str | None = None
+    # errors[].code keeps the upstream's number; ``code`` is the spec's code (Message.error_code).
     error_code: int | None = None
     error_title: str | None = None
     error_message: str | None = None
+    code: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -207,6 +216,7 @@ def message_object(event: str, message: MessageFacts) -> dict[str, Any]:
             "origin": message.origin,
             "has_media": message.has_media,
             "content": message.content,
+            "error_code": message.code if event == MESSAGE_FAILED else None,
         }
     )
     return _compact(data)

@@ -16,10 +16,15 @@ was seen before.
 is created as ``sent``); an upstream ``sent`` status for that row then changes
 nothing. A message first learned of through a status (``current`` None) takes
 the update's status and emits its event.
+
+Retries: only ``failed`` and ``failed_transient`` messages may be retried, at
+most one request per ``RETRY_GUARD`` (5 minutes); a refused request is told the
+time actually left, rounded up.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -49,6 +54,8 @@ STATUS_EVENTS = {
 CONVERSATION_ACTIVE = "active"
 CONVERSATION_ARCHIVED = "archived"
 CUSTOMER_SERVICE_WINDOW = timedelta(hours=24)
+# POST /v1/messages/{id}/retry: one retry request per original within this time (spec: Limits).
+RETRY_GUARD = timedelta(minutes=5)
 
 
 def status_rank(status: str) -> int | None:
@@ -88,6 +95,19 @@ def apply_status_update(current: str | None, update: str) -> StatusTransition | 
 def can_retry(status: str) -> bool:
     """Whether POST /v1/messages/{id}/retry is allowed for a message in this status."""
     return status in RETRYABLE_STATUSES
+
+
+def retry_wait_seconds(
+    last_requested_at: datetime | None, *, now: datetime, guard: timedelta = RETRY_GUARD
+) -> int:
+    """Seconds until the retry guard lets another retry request of a message through (0: now).
+
+    Rounded up, so a client that waits exactly this long is never refused again.
+    """
+    if last_requested_at is None:
+        return 0
+    left = (last_requested_at + guard - now).total_seconds()
+    return max(0, math.ceil(left))
 
 
 def reopens_conversation(current: str | None) -> bool:

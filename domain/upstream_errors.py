@@ -1,10 +1,12 @@
 """Mapping of Cloud API errors to the spec's codes, HTTP answers and retry rules.
 
 The upstream reports failures synchronously (HTTP 4xx/5xx with ``{"error": {...}}``)
-and asynchronously (``statuses[].errors[]`` in webhooks). Both go through
-``classify_upstream_error`` so a message row, a send response and a retry
-decision always agree. Codes with a named spec code use it; the rest keep the
-upstream number as the code (the spec's "upstream numeric" group).
+and asynchronously (``statuses[].errors[]`` in webhooks, after it accepted the
+send: 131047, 131026, 131049, 131050 ... usually arrive this way). Both go
+through ``classify_upstream_error`` (late ones via ``classify_status_error``)
+so a message row, a send response, a ``channel.message.failed`` event and a
+retry decision always agree. Codes with a named spec code use it; the rest keep
+the upstream number as the code (the spec's "upstream numeric" group).
 """
 
 from __future__ import annotations
@@ -55,6 +57,10 @@ UPSTREAM_RULES: dict[int, UpstreamRule] = {
     100: _numeric(400, "Invalid parameter"),
     190: _numeric(403, "Upstream authentication error: the WABA access token is expired or invalid"),
     368: UpstreamRule("WABA_SUSPENDED", 403, "Business account temporarily blocked for policy violations"),
+    # The older (On-Premises era) number for the re-engagement failure; still seen in late failed statuses.
+    470: UpstreamRule(
+        "OUTSIDE_CONVERSATION_WINDOW", 400, "More than 24 h since the recipient last replied; send a template"
+    ),
     80007: _rate("WhatsApp Business Account rate limit reached", 60),
     130429: _rate("Phone number throughput (messages per second) exceeded", 1),
     130472: _numeric(400, "Recipient's number is part of an experiment"),
@@ -214,6 +220,20 @@ def classify_upstream_error(status_code: int | None, body: Any) -> UpstreamFailu
         upstream_code=code,
         upstream_subcode=subcode,
     )
+
+
+def classify_status_error(
+    *, code: int | None, title: str | None, message: str | None, details: str | None
+) -> UpstreamFailure:
+    """Classify the ``errors[0]`` of a late ``failed`` status webhook (the send was accepted earlier).
+
+    The same table as a synchronous refusal, so a message that failed late carries the
+    same spec code (and the upstream number beside it) as one refused at once.
+    """
+    error: dict[str, Any] = {"code": code, "title": title, "message": message}
+    if details:
+        error["error_data"] = {"details": details}
+    return classify_upstream_error(None, error)
 
 
 def classify_transport_failure(*, timed_out: bool) -> UpstreamFailure:

@@ -53,7 +53,7 @@ def validate_transfer_action(raw: Any) -> str:
     if raw not in TRANSFER_ACTIONS:
         raise ValidationFailed(
             f"transferAction must be one of {', '.join(TRANSFER_ACTIONS)}",
-            code="INVALID_PARAMETER",
+            code="VALIDATION_FAILED",
             details={"field": "transferAction", "value": raw},
         )
     return str(raw)

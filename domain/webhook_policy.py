@@ -19,9 +19,12 @@ Health, evaluated in this order: not_configured (no webhook), disabled
 (24 h success rate below 10 %), degraded (10 % to 50 % inclusive), healthy
 (above 50 %).
 
-Owner notifications, each once per transition: ``webhook.degraded`` when the
-health enters the unhealthy band (degraded or failing) from outside it, at most
-once per 24 h; ``webhook.disabled_auto`` on entering auto_disabled;
+Owner notifications, each once per transition: ``webhook.degraded`` (warning)
+when the health enters degraded (the spec's 10 to 50 % band) from a better
+state; ``webhook.failing`` (critical) when it enters failing (below 10 %) from
+any other state, a degraded webhook included, since by then almost nothing
+arrives; each at most once per 24 h per webhook. Getting better (failing to
+degraded) raises nothing. ``webhook.disabled_auto`` on entering auto_disabled;
 ``webhook.reactivated`` on leaving auto_disabled.
 """
 
@@ -203,14 +206,24 @@ def health_status(figures: HealthFigures, *, policy: WebhookPolicy = DEFAULT_POL
 
 
 NOTIFY_DEGRADED = "webhook.degraded"
+NOTIFY_FAILING = "webhook.failing"
 NOTIFY_DISABLED_AUTO = "webhook.disabled_auto"
 NOTIFY_REACTIVATED = "webhook.reactivated"
 NOTIFICATION_SEVERITY = {
     NOTIFY_DISABLED_AUTO: "critical",
+    NOTIFY_FAILING: "critical",
     NOTIFY_DEGRADED: "warning",
     NOTIFY_REACTIVATED: "info",
 }
-_UNHEALTHY = frozenset({HealthStatus.DEGRADED, HealthStatus.FAILING})
+# Each unhealthy status, its notice, and the statuses it is news after (entering from a worse one is not).
+_BAND_NOTICES: dict[HealthStatus, tuple[str, frozenset[HealthStatus]]] = {
+    HealthStatus.DEGRADED: (NOTIFY_DEGRADED, frozenset({HealthStatus.DEGRADED, HealthStatus.FAILING})),
+    HealthStatus.FAILING: (NOTIFY_FAILING, frozenset({HealthStatus.FAILING})),
+}
+
+
+def _recent(notified_at: datetime | None, now: datetime | None, policy: WebhookPolicy) -> bool:
+    return notified_at is not None and now is not None and now - notified_at < policy.degraded_notify_interval
 
 
 def owner_notifications(
@@ -218,10 +231,15 @@ def owner_notifications(
     current: HealthStatus | str,
     *,
     degraded_notified_at: datetime | None = None,
+    failing_notified_at: datetime | None = None,
     now: datetime | None = None,
     policy: WebhookPolicy = DEFAULT_POLICY,
 ) -> list[str]:
-    """The owner notifications a health transition raises (empty when the state did not change)."""
+    """The owner notifications a health transition raises (empty when the state did not change).
+
+    ``*_notified_at`` are when that notice last went to this webhook's owner, so a
+    flapping webhook mails each at most once per ``degraded_notify_interval``.
+    """
     prev = HealthStatus(previous) if previous is not None else None
     cur = HealthStatus(current)
     if prev == cur:
@@ -231,12 +249,9 @@ def owner_notifications(
         notes.append(NOTIFY_REACTIVATED)
     if cur == HealthStatus.AUTO_DISABLED:
         notes.append(NOTIFY_DISABLED_AUTO)
-    if cur in _UNHEALTHY and prev not in _UNHEALTHY:
-        recent = (
-            degraded_notified_at is not None
-            and now is not None
-            and now - degraded_notified_at < policy.degraded_notify_interval
-        )
-        if not recent:
-            notes.append(NOTIFY_DEGRADED)
+    if cur in _BAND_NOTICES:
+        notice, not_after = _BAND_NOTICES[cur]
+        last = degraded_notified_at if notice == NOTIFY_DEGRADED else failing_notified_at
+        if prev not in not_after and not _recent(last, now, policy):
+            notes.append(notice)
     return notes

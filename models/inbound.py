@@ -28,12 +28,26 @@ class InboundItemRecord(SQLModel, table=True):
     applied_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, index=True)
 
 
+# Bodies larger than this travel by id: they are stored first and read by the activity, because
+# Temporal refuses payloads over 2 MB (and large ones bloat workflow history).
+INLINE_BODY_LIMIT = 256 * 1024
+
+
 class InboundPayload(BaseModel):
-    """The ProcessInbound workflow's input: one verified channel webhook body."""
+    """The ProcessInbound workflow's input: one verified channel webhook body, inline when small.
+
+    ``body`` is None for a large body: it is in the raw-envelope table under ``payload_id``.
+    """
 
     payload_id: str
-    body: str
+    body: str | None = None
     received_at: datetime
+
+
+def inbound_payload(*, payload_id: str, body: str, received_at: datetime) -> InboundPayload:
+    """The workflow input for a body: inline if small, by id (the caller stores the body) if not."""
+    inline = len(body.encode("utf-8")) <= INLINE_BODY_LIMIT
+    return InboundPayload(payload_id=payload_id, body=body if inline else None, received_at=received_at)
 
 
 class InboundItemsInput(BaseModel):

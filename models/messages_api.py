@@ -73,8 +73,10 @@ def sandbox_response(
     message_id: str,
     wa_message_id: str,
     created_at: str,
+    retry_of_message_id: str | None = None,
 ) -> dict[str, Any]:
     """The spec's synthetic answer to a sandbox send (nothing persisted, nothing sent)."""
+    retry = {"retry_of_message_id": retry_of_message_id} if retry_of_message_id else {}
     return {
         "id": message_id,
         "phone_number_id": phone_number_id,
@@ -85,6 +87,7 @@ def sandbox_response(
         "to_phone": to_phone,
         "recipient": recipient,
         "created_at": created_at,
+        **retry,
         "_sandbox": True,
         "_note": "Sandbox key: validated like a live send, but nothing was stored, sent upstream or "
         "delivered to webhooks. Use a gsk_live_ key to send for real.",

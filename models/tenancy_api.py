@@ -139,6 +139,13 @@ class WabaCreate(_Strict):
     messaging_tier: MessagingTier = MessagingTier.tier_1
 
 
+class WabaUpdate(_Strict):
+    """Operator changes after provisioning; the new token is sealed and never returned."""
+
+    messaging_tier: MessagingTier | None = None
+    access_token: str | None = Field(default=None, min_length=1, max_length=4096)
+
+
 class WabaPublic(BaseModel):
     id: str
     waba_id: str
@@ -159,6 +166,20 @@ class PhoneNumberCreate(_Strict):
     customer_id: str | None = None
     throughput_tier: ThroughputTier = ThroughputTier.standard
     hidden_from_inbox: bool = False
+
+
+class PhoneNumberUpdate(_Strict):
+    """Operator changes after provisioning."""
+
+    hidden_from_inbox: bool | None = None
+    throughput_tier: ThroughputTier | None = None
+
+
+class CustomerDeleted(BaseModel):
+    id: str
+    deleted: bool
+    contacts_deleted: int
+    conversations_deleted: int
 
 
 class PhoneNumberPublic(BaseModel):

@@ -1,15 +1,23 @@
-"""Conversations: one business number talking with one contact, and the inbox's reads of them."""
+"""Conversations: one business number talking with one contact, and the inbox's reads of them.
+
+Outbound messages are filed under their conversation when they are created
+(store/recipients.py). Rows stored before that rule (sends to a BSUID or to a
+first contact) are filed here when their conversation is created or when its
+contact's phone or BSUID becomes known, by any path: inbound, a shared phone,
+a BSUID rotation or a send.
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, func, select, update
+from sqlalchemy import Select, false, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.errors import NotFound
 from domain.message_status import CONVERSATION_ARCHIVED, conversation_status_after_inbound, latest_inbound_at
+from domain.phone import phone_variants
 from models.base import utcnow
 from models.messaging import Contact, Conversation, Message
 from models.tenancy import PhoneNumber
@@ -27,7 +35,8 @@ async def open_conversation(
     )
     conversation = (await session.execute(stmt)).scalars().first()
     if conversation is not None:
-        _copy_contact(conversation, contact)
+        if _copy_contact(conversation, contact):
+            await file_unfiled_messages(session, conversation)
         return conversation, False
     now = utcnow()
     conversation = Conversation(
@@ -43,16 +52,58 @@ async def open_conversation(
     )
     session.add(conversation)
     await session.flush()
+    await file_unfiled_messages(session, conversation)
     return conversation, True
 
 
-def _copy_contact(conversation: Conversation, contact: Contact) -> None:
+def _copy_contact(conversation: Conversation, contact: Contact) -> bool:
+    """Copy what is newly known of the contact; True when its phone or BSUID changed."""
+    identity_changed = False
     if contact.phone and not conversation.contact_phone:
         conversation.contact_phone = contact.phone
+        identity_changed = True
     if contact.bsuid and conversation.contact_bsuid != contact.bsuid:
         conversation.contact_bsuid = contact.bsuid
+        identity_changed = True
     if contact.username and conversation.contact_username != contact.username:
         conversation.contact_username = contact.username
+    return identity_changed
+
+
+async def file_unfiled_messages(session: AsyncSession, conversation: Conversation) -> int:
+    """File this number's outbound rows addressed to the contact that have no conversation yet.
+
+    Only rows stored before sends were filed at creation have none, and they
+    are the only outbound rows without a contact, so the contact_id index
+    finds them cheaply; returns how many were filed.
+    """
+    addressed = []
+    if conversation.contact_phone:
+        addressed.append(Message.to_phone.in_(phone_variants(conversation.contact_phone)))  # type: ignore[union-attr]
+    if conversation.contact_bsuid:
+        addressed.append(Message.recipient_bsuid == conversation.contact_bsuid)
+    if not addressed:
+        return 0
+    result = await session.execute(
+        update(Message)
+        .where(
+            Message.contact_id.is_(None),  # type: ignore[union-attr]
+            Message.conversation_id.is_(None),  # type: ignore[union-attr]
+            Message.tenant_id == conversation.tenant_id,
+            Message.phone_number_id == conversation.phone_number_id,
+            Message.direction == "outbound",
+            or_(false(), *addressed),
+        )
+        .values(conversation_id=conversation.id, contact_id=conversation.contact_id)
+        .execution_options(synchronize_session=False)
+    )
+    return int(result.rowcount or 0)
+
+
+async def _file_for_contact(session: AsyncSession, contact_id: str) -> None:
+    stmt = select(Conversation).where(Conversation.contact_id == contact_id)
+    for conversation in (await session.execute(stmt.execution_options(populate_existing=True))).scalars():
+        await file_unfiled_messages(session, conversation)
 
 
 def _note_last_message(conversation: Conversation, message: Message) -> None:
@@ -84,6 +135,7 @@ async def backfill_contact_phone(session: AsyncSession, *, contact_id: str, phon
         .where(Conversation.contact_id == contact_id, Conversation.contact_phone.is_(None))  # type: ignore[union-attr]
         .values(contact_phone=phone, updated_at=utcnow())
     )
+    await _file_for_contact(session, contact_id)
 
 
 async def replace_contact_fields(session: AsyncSession, *, contact_id: str, **values: Any) -> None:
@@ -93,6 +145,8 @@ async def replace_contact_fields(session: AsyncSession, *, contact_id: str, **va
         .where(Conversation.contact_id == contact_id)
         .values(**values, updated_at=utcnow())
     )
+    if {"contact_phone", "contact_bsuid"} & values.keys():
+        await _file_for_contact(session, contact_id)
 
 
 def inbox_conversations(

@@ -8,6 +8,9 @@ lock is still held is a 409 ``request_in_progress``; a key whose lock expired
 (its request crashed) is taken over with a compare-and-set on the lock.
 The 2xx response is stored by whoever commits the final state of the
 resource, in that same transaction; a 4xx/5xx deletes the record.
+
+Sandbox and live keys of one tenant have separate key spaces (``scope``), so a
+sandbox rehearsal never replays, blocks or is blocked by a live send.
 """
 
 from __future__ import annotations
@@ -30,6 +33,11 @@ RECORD_LIFETIME = timedelta(hours=24)
 API_LOCK = timedelta(seconds=60)
 
 _table = IdempotencyRecord.__table__  # type: ignore[attr-defined]
+
+
+def scope(tenant_id: str, *, sandbox: bool) -> str:
+    """The key space of a request: the tenant's live keys, or its sandbox keys."""
+    return f"{tenant_id}:sandbox" if sandbox else tenant_id
 
 
 def fingerprint(method: str, path: str, body: Any) -> str:

@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import select
 
 from domain.errors import Forbidden, ValidationFailed
+from domain.message_status import RETRYABLE_STATUSES
 from domain.phone import phone_variants
 from models.messaging import Conversation, MediaAsset, Message, Template
 from models.tenancy import Customer, PhoneNumber, Waba
@@ -125,19 +126,6 @@ async def queued_count(session: AsyncSession, phone_number_id: str) -> int:
     return int((await session.execute(stmt)).scalar_one())
 
 
-async def conversation_for(
-    session: AsyncSession, phone_number_id: str, to_phone: str | None
-) -> Conversation | None:
-    """The existing conversation of this number with this contact phone (any of its forms)."""
-    if to_phone is None:
-        return None
-    stmt = select(Conversation).where(
-        Conversation.phone_number_id == phone_number_id,
-        Conversation.contact_phone.in_(phone_variants(to_phone)),  # type: ignore[attr-defined]
-    )
-    return (await session.execute(stmt)).scalars().first()
-
-
 @dataclass(frozen=True)
 class MessageFilters:
     phone_number_id: str | None = None
@@ -173,8 +161,14 @@ async def list_messages(
     return await paginate(session, stmt, page=page, per_page=per_page)
 
 
-async def claim_retry(session: AsyncSession, message_id: str, *, now: datetime, guard: timedelta) -> bool:
-    """Atomically note a retry request; False when one came within ``guard`` (across processes)."""
+async def claim_retry(
+    session: AsyncSession, message_id: str, *, now: datetime, guard: timedelta
+) -> datetime | None:
+    """Atomically note a retry request (across processes).
+
+    None when this request got it; otherwise when the previous request was
+    made, which is within ``guard`` of now.
+    """
     result = await session.execute(
         update(_messages)
         .where(
@@ -187,7 +181,24 @@ async def claim_retry(session: AsyncSession, message_id: str, *, now: datetime, 
         .values(last_retry_requested_at=now)
         .returning(_messages.c.id)
     )
-    return result.first() is not None
+    if result.first() is not None:
+        return None
+    stmt = select(Message.last_retry_requested_at).where(Message.id == message_id)
+    return (await session.execute(stmt)).scalar_one_or_none() or now
+
+
+async def live_retry_of(session: AsyncSession, original_id: str) -> Message | None:
+    """The newest retry of a message that has not failed (queued, sent, delivered or read), if any."""
+    stmt = (
+        select(Message)
+        .where(
+            Message.retry_of_message_id == original_id,
+            Message.status.not_in(RETRYABLE_STATUSES),  # type: ignore[attr-defined]
+        )
+        .order_by(Message.created_at.desc(), Message.id.desc())  # type: ignore[attr-defined]
+        .limit(1)
+    )
+    return (await session.execute(stmt)).scalars().first()
 
 
 async def release_retry(session: AsyncSession, message_id: str) -> None:

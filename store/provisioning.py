@@ -9,23 +9,30 @@ from __future__ import annotations
 
 import os
 
+from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.api_keys import display_prefix, generate_key, hash_key
-from domain.errors import Unprocessable
+from domain.errors import Conflict, NotFound, Unprocessable
 from domain.secrets_box import seal
 from models.base import utcnow
+from models.messaging import Contact, Conversation, Message
 from models.tenancy import ApiKey, Customer, PhoneNumber, Tenant, Waba
 from models.tenancy_api import (
     ApiKeyCreate,
     CustomerCreate,
+    CustomerDeleted,
     CustomerUpdate,
     PhoneNumberCreate,
+    PhoneNumberUpdate,
     TenantCreate,
     TenantUpdate,
     WabaCreate,
+    WabaUpdate,
 )
 from store import tenancy
+from store.contacts import default_customer_id
 
 
 async def create_tenant(session: AsyncSession, body: TenantCreate) -> Tenant:
@@ -92,6 +99,89 @@ async def update_customer(
     customer.sending_paused = body.sending_paused
     customer.updated_at = utcnow()
     return customer
+
+
+async def delete_customer(session: AsyncSession, tenant_id: str, customer_id: str) -> CustomerDeleted:
+    """Delete a customer with its contacts and conversations (the schema cascades them).
+
+    Refused with 409 while it owns phone numbers (for the tenant's default
+    customer: while the tenant has numbers without a customer, whose contacts
+    it holds): their conversations would go with it while the numbers keep
+    receiving. Messages stay (they are never deleted while the account is
+    active) but lose their link to the deleted conversations.
+    """
+    customer = await tenancy.get_customer(session, tenant_id, customer_id)
+    owner = PhoneNumber.customer_id == customer_id
+    if customer_id == default_customer_id(tenant_id):
+        owner = or_(owner, PhoneNumber.customer_id.is_(None))  # type: ignore[union-attr]
+    phones = (
+        await session.execute(
+            select(func.count()).select_from(PhoneNumber).where(PhoneNumber.tenant_id == tenant_id, owner)
+        )
+    ).scalar_one()
+    if phones:
+        raise Conflict(
+            f"customer {customer_id} still owns {phones} phone number(s), whose conversations would go with it",
+            code="CUSTOMER_HAS_PHONE_NUMBERS",
+            details={"field": "customer_id", "phone_numbers": phones},
+        )
+    conversations = select(Conversation.id).where(Conversation.customer_id == customer_id)
+    counts = CustomerDeleted(
+        id=customer_id,
+        deleted=True,
+        contacts_deleted=await _count(session, Contact, Contact.customer_id == customer_id),
+        conversations_deleted=await _count(session, Conversation, Conversation.customer_id == customer_id),
+    )
+    await session.execute(
+        update(Message)
+        .where(Message.conversation_id.in_(conversations))  # type: ignore[union-attr]
+        .values(conversation_id=None, contact_id=None)
+        .execution_options(synchronize_session=False)
+    )
+    try:
+        await session.execute(delete(Customer).where(Customer.id == customer.id))
+    except IntegrityError as exc:
+        # Something outside the cascade (an agent thread of one of its conversations) still points at
+        # it; the caller's unit of work rolls everything back.
+        raise Conflict(
+            f"customer {customer_id} is still referenced (agent threads of its conversations)",
+            code="CUSTOMER_IN_USE",
+        ) from exc
+    session.expunge(customer)
+    return counts
+
+
+async def _count(session: AsyncSession, model: type, *where: object) -> int:
+    return int((await session.execute(select(func.count()).select_from(model).where(*where))).scalar_one())
+
+
+async def update_phone_number(
+    session: AsyncSession, tenant_id: str, phone_id: str, body: PhoneNumberUpdate
+) -> PhoneNumber:
+    """Change a number's inbox visibility or throughput tier (new sends use the new tier)."""
+    phone = await session.get(PhoneNumber, phone_id)
+    if phone is None or phone.tenant_id != tenant_id:
+        raise NotFound("phone number", phone_id)
+    for field, value in body.model_dump(exclude_none=True).items():
+        setattr(phone, field, value)
+    phone.updated_at = utcnow()
+    await session.flush()
+    return phone
+
+
+async def update_waba(
+    session: AsyncSession, tenant_id: str, waba_id: str, body: WabaUpdate, *, secrets_key: bytes
+) -> Waba:
+    """Change a WABA's messaging tier or access token (sealed like at registration; used from the next call)."""
+    waba = (await session.execute(select(Waba).where(Waba.waba_id == waba_id))).scalars().first()
+    if waba is None or waba.tenant_id != tenant_id:
+        raise NotFound("waba", waba_id)
+    if body.messaging_tier is not None:
+        waba.messaging_tier = body.messaging_tier
+    if body.access_token is not None:
+        waba.access_token_encrypted = seal(secrets_key, body.access_token, associated_data=f"waba:{waba_id}")
+    await session.flush()
+    return waba
 
 
 async def create_waba(session: AsyncSession, tenant_id: str, body: WabaCreate, *, secrets_key: bytes) -> Waba:

@@ -9,13 +9,19 @@ from workflows.policies import HOUSEKEEPING
 with workflow.unsafe.imports_passed_through():
     from activities.agents.payloads import SweepTurnsResult
     from activities.agents.runs import AgentRunActivities
+    from activities.event_retention import EventRetentionActivities
     from activities.maintenance import MaintenanceActivities, PruneResult
     from activities.send_sweeper import SendSweeperActivities, SweepResult
+    from models.inbound import HousekeepingInput
+
+
+# Marks runs that also prune tenant events, so runs started before that step existed replay unchanged.
+EVENT_RETENTION_PATCH = "event-retention"
 
 
 @workflow.defn(name="PruneRateLimitCounters")
 class PruneRateLimitCountersWorkflow:
-    """Drops rate-limit counters of ended windows, idempotency records past 24 h and expired tool tokens."""
+    """Drops ended rate-limit windows, idempotency records, expired tool tokens and events past retention."""
 
     @workflow.run
     async def run(self) -> PruneResult:
@@ -23,9 +29,16 @@ class PruneRateLimitCountersWorkflow:
             MaintenanceActivities.prune_idempotency_records, **HOUSEKEEPING
         )
         await workflow.execute_activity_method(MaintenanceActivities.prune_tool_tokens, **HOUSEKEEPING)
-        return await workflow.execute_activity_method(
+        result = await workflow.execute_activity_method(
             MaintenanceActivities.prune_rate_limit_counters, **HOUSEKEEPING
         )
+        if workflow.patched(EVENT_RETENTION_PATCH):
+            await workflow.execute_activity_method(
+                EventRetentionActivities.prune_tenant_events,
+                HousekeepingInput(now=workflow.now()),
+                **HOUSEKEEPING,
+            )
+        return result
 
 
 @workflow.defn(name="SweepQueuedSends")

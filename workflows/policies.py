@@ -19,6 +19,21 @@ HOUSEKEEPING = {
     ),
 }
 
+# One WABA's template read (workflows/template_sync.py): a page per heartbeat;
+# 429/5xx come back with our backoff as the next delay; a permanent refusal
+# (revoked token) is non-retryable and left to the next scheduled run.
+TEMPLATE_SYNC = {
+    "start_to_close_timeout": timedelta(minutes=10),
+    "heartbeat_timeout": timedelta(minutes=1),
+    "retry_policy": RetryPolicy(
+        initial_interval=timedelta(seconds=5),
+        backoff_coefficient=2.0,
+        maximum_interval=timedelta(minutes=1),
+        maximum_attempts=4,
+        non_retryable_error_types=["TemplateSyncRefused"],
+    ),
+}
+
 # One upstream send. Timeouts bound a hung HTTP call; 429/5xx come back as
 # retryable errors carrying our own jittered delay (next_retry_delay), which
 # overrides the interval here. A send that cannot get through within its
@@ -111,7 +126,9 @@ AGENT_BOOKKEEPING = {
 # activity costs; Temporal still records their results, so a replay never repeats them.
 AGENT_LOCAL = {
     "start_to_close_timeout": timedelta(seconds=30),
-    "retry_policy": RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=30)),
+    "retry_policy": RetryPolicy(
+        initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=30)
+    ),
 }
 # One model call. SDK retries are off; 408/409/429/5xx and timeouts come back
 # retryable (a Retry-After becomes the next delay), other 4xx and a missing

@@ -13,6 +13,7 @@ from workflows.maintenance import (
 )
 from workflows.retention import INBOUND_WORKFLOWS
 from workflows.send_message import SendMessageWorkflow
+from workflows.template_sync import SyncTemplatesWorkflow
 
 WORKFLOWS: list[type] = [
     PruneRateLimitCountersWorkflow,
@@ -22,6 +23,7 @@ WORKFLOWS: list[type] = [
     AgentRunWorkflow,
     AgentThreadTimersWorkflow,
     SweepAgentTurnsWorkflow,
+    SyncTemplatesWorkflow,
     *WEBHOOK_WORKFLOWS,
     *INBOUND_WORKFLOWS,
 ]

@@ -53,7 +53,7 @@ class WebhookConfig:
     """The delivery policy plus the operational knobs around it."""
 
     policy: WebhookPolicy = field(default_factory=lambda: DEFAULT_POLICY)
-    # Fewer attempts than this in 24 h never raise a degraded alert (one bad
+    # Fewer attempts than this in 24 h never raise a degraded or failing alert (one bad
     # request must not page the owner).
     alert_min_attempts: int = 5
     # A webhook's health transition is evaluated at most this often.

@@ -27,6 +27,7 @@ from activities.webhooks.types import (
 from domain.webhook_policy import (
     NOTIFY_DEGRADED,
     NOTIFY_DISABLED_AUTO,
+    NOTIFY_FAILING,
     HealthStatus,
     is_success,
     owner_notifications,
@@ -132,7 +133,7 @@ class WebhookDeliveryActivities:
     async def _evaluate_health(
         self, session: AsyncSession, webhook_id: str, *, at: datetime, success: bool, trigger: str
     ) -> list[str]:
-        """Raise webhook.degraded once when the webhook's health enters the unhealthy band."""
+        """Raise webhook.degraded or webhook.failing once when the webhook's health enters that band."""
         config = self._config
         webhook = await session.get(WebhookEndpoint, webhook_id, populate_existing=True)
         if webhook is None or not deliveries.is_active(webhook):
@@ -151,25 +152,32 @@ class WebhookDeliveryActivities:
             return []
         if not await health.swap_health_state(session, webhook_id, previous=previous, current=current.value):
             return []
-        notified_at = await notifications.last_notified_at(session, webhook_id, NOTIFY_DEGRADED)
         kinds = owner_notifications(
-            previous, current, degraded_notified_at=notified_at, now=at, policy=config.policy
+            previous,
+            current,
+            degraded_notified_at=await notifications.last_notified_at(session, webhook_id, NOTIFY_DEGRADED),
+            failing_notified_at=await notifications.last_notified_at(session, webhook_id, NOTIFY_FAILING),
+            now=at,
+            policy=config.policy,
         )
         ids = []
-        if NOTIFY_DEGRADED in kinds:
+        for kind in (k for k in kinds if k in (NOTIFY_DEGRADED, NOTIFY_FAILING)):
             detail = (
                 f"{stats.ok_24h} of {stats.total_24h} attempts succeeded over 24 h (status {current.value})"
             )
             note = await notifications.record_notification(
                 session,
                 webhook,
-                kind=NOTIFY_DEGRADED,
+                kind=kind,
                 at=at,
-                transition_key=f"{NOTIFY_DEGRADED}:{webhook_id}:{trigger}",
+                transition_key=f"{kind}:{webhook_id}:{trigger}",
                 detail=detail,
             )
             ids += [note] if note else []
-            log.warning("webhook degraded", extra={"webhook_id": webhook_id, "tenant_id": webhook.tenant_id})
+            log.warning(
+                "webhook health alert",
+                extra={"webhook_id": webhook_id, "tenant_id": webhook.tenant_id, "kind": kind},
+            )
         return ids
 
     @activity.defn(name="webhooks.finish_delivery")

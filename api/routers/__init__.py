@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from api.portal import routers as portal_routers
 from api.routers import (
     admin,
     agent_runs,
@@ -43,4 +44,5 @@ def all_routers() -> list[APIRouter]:
         *agent_catalog_routers(),
         agent_threads.router,
         agent_runs.router,
+        *portal_routers(),
     ]

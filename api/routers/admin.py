@@ -12,15 +12,18 @@ from models.tenancy_api import (
     ApiKeyCreated,
     ApiKeyRevoked,
     CustomerCreate,
+    CustomerDeleted,
     CustomerPublic,
     CustomerUpdate,
     PhoneNumberCreate,
     PhoneNumberPublic,
+    PhoneNumberUpdate,
     TenantCreate,
     TenantPublic,
     TenantUpdate,
     WabaCreate,
     WabaPublic,
+    WabaUpdate,
 )
 from store import provisioning, tenancy
 from store.database import unit_of_work
@@ -80,6 +83,12 @@ async def update_customer(
     return CustomerPublic.of(await provisioning.update_customer(session, tenant_id, customer_id, body))
 
 
+@router.delete("/tenants/{tenant_id}/customers/{customer_id}")
+async def delete_customer(tenant_id: str, customer_id: str, _: Operator, session: Session) -> CustomerDeleted:
+    """Delete a customer and its contacts and conversations; 409 while it still owns phone numbers."""
+    return await provisioning.delete_customer(session, tenant_id, customer_id)
+
+
 @router.post("/tenants/{tenant_id}/wabas", status_code=status.HTTP_201_CREATED)
 async def create_waba(
     tenant_id: str, body: WabaCreate, _: Operator, session: Session, state: State
@@ -91,9 +100,28 @@ async def create_waba(
     return WabaPublic.of(waba)
 
 
+@router.patch("/tenants/{tenant_id}/wabas/{waba_id}")
+async def update_waba(
+    tenant_id: str, waba_id: str, body: WabaUpdate, _: Operator, session: Session, state: State
+) -> WabaPublic:
+    """Change a WABA's messaging tier or access token (by its channel id); the token is never returned."""
+    waba = await provisioning.update_waba(
+        session, tenant_id, waba_id, body, secrets_key=state.settings.secrets_key_bytes
+    )
+    return WabaPublic.of(waba)
+
+
 @router.post("/tenants/{tenant_id}/phone-numbers", status_code=status.HTTP_201_CREATED)
 async def create_phone_number(
     tenant_id: str, body: PhoneNumberCreate, _: Operator, session: Session
 ) -> PhoneNumberPublic:
     """Register a business phone number; its public `id` addresses /v1/phone-numbers/{id}."""
     return PhoneNumberPublic.of(await provisioning.create_phone_number(session, tenant_id, body))
+
+
+@router.patch("/tenants/{tenant_id}/phone-numbers/{phone_id}")
+async def update_phone_number(
+    tenant_id: str, phone_id: str, body: PhoneNumberUpdate, _: Operator, session: Session
+) -> PhoneNumberPublic:
+    """Change a number's hidden_from_inbox or throughput_tier (by its public id)."""
+    return PhoneNumberPublic.of(await provisioning.update_phone_number(session, tenant_id, phone_id, body))

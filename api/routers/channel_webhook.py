@@ -28,7 +28,7 @@ from domain.errors import Forbidden, Unauthorized
 from domain.inbound import InvalidWebhookEnvelope, decode_body, payload_id
 from domain.signatures import HUB_SIGNATURE_HEADER, verify_hub_signature
 from models.base import utcnow
-from models.inbound import InboundPayload
+from models.inbound import InboundPayload, inbound_payload
 from store import inbound as store
 from store.database import unit_of_work
 
@@ -74,7 +74,13 @@ async def receive_webhook(request: Request, state: State) -> JSONResponse:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InvalidWebhookEnvelope("webhook body must be UTF-8 JSON") from exc
-    payload = InboundPayload(payload_id=payload_id(body), body=text, received_at=utcnow())
+    payload = inbound_payload(payload_id=payload_id(body), body=text, received_at=utcnow())
+    if payload.body is None:
+        # Too large for a workflow input: store it first; ProcessInbound reads it by id.
+        async with unit_of_work(state.sessions) as session:
+            await store.store_raw_inbound(
+                session, payload_id=payload.payload_id, body=text, received_at=payload.received_at
+            )
     try:
         started = await asyncio.wait_for(
             start_process_inbound(state.temporal, payload, task_queue=state.settings.temporal_task_queue),
@@ -88,7 +94,7 @@ async def receive_webhook(request: Request, state: State) -> JSONResponse:
         )
         async with unit_of_work(state.sessions) as session:
             stored = await store.store_raw_inbound(
-                session, payload_id=payload.payload_id, body=payload.body, received_at=payload.received_at
+                session, payload_id=payload.payload_id, body=text, received_at=payload.received_at
             )
         return _accepted(payload, duplicate=not stored)
     return _accepted(payload, duplicate=not started)

@@ -49,7 +49,7 @@ async def reply(
     if present:
         raise ValidationFailed(
             f"{present[0]} is taken from the conversation and may not be given",
-            code="INVALID_PARAMETER",
+            code="VALIDATION_FAILED",
             details={"field": present[0]},
         )
     source = reply_source(

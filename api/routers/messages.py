@@ -2,30 +2,26 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Header, Query
 from fastapi.responses import JSONResponse
 
-from api import sending
+from api import retrying, sending
 from api.deps import Caller, Session, State
 from api.pagination import Paging, envelope
 from api.routing import JsonRoute
 from api.upstream import mark_read_upstream
-from domain.errors import MissingRequiredField, RateLimited, ServiceError, ValidationFailed
-from domain.message_status import can_retry
-from models.base import utcnow
+from domain.errors import MissingRequiredField, ValidationFailed
 from models.messages_api import MessagePublic
 from models.messaging import Message
 from store import messages
-from store.database import unit_of_work
 from store.scoping import get_owned
 
 router = APIRouter(prefix="/v1/messages", tags=["messages"], route_class=JsonRoute)
 
 IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=255)]
-RETRY_GUARD = timedelta(minutes=5)
 
 
 @router.post("", status_code=201, response_model=None)
@@ -125,28 +121,9 @@ async def get_message(message_id: str, who: Caller, session: Session) -> Message
 
 @router.post("/{message_id}/retry", status_code=201, response_model=None)
 async def retry_message(message_id: str, state: State, who: Caller) -> JSONResponse:
-    """Send a failed message again as a new message (only failed or failed_transient)."""
-    async with state.sessions() as session:
-        original = await get_owned(session, Message, who.tenant_id, message_id, resource="message")
-    if original.direction != "outbound" or not can_retry(original.status):
-        raise ValidationFailed(
-            f"only failed or failed_transient messages can be retried; this one is {original.status}",
-            code="MESSAGE_NOT_RETRYABLE",
-            details={"field": "status", "value": original.status},
-        )
-    async with unit_of_work(state.sessions) as session:
-        claimed = await messages.claim_retry(session, original.id, now=utcnow(), guard=RETRY_GUARD)
-    if not claimed:
-        raise RateLimited(
-            "this message was retried less than 5 minutes ago",
-            retry_after_seconds=300,
-            code="too_many_requests",
-        )
-    ctx = sending.SendContext(retry_of_message_id=original.id, source=original.source)
-    try:
-        return await sending.submit(state, who, original.payload, ctx)
-    except ServiceError:
-        # A refused retry (paused customer, full queue, ...) does not use up the 5-minute guard.
-        async with unit_of_work(state.sessions) as session:
-            await messages.release_retry(session, original.id)
-        raise
+    """Send a failed message again as a new message (only failed or failed_transient).
+
+    A repeat within 5 minutes is 429 (Retry-After: the time left). Later repeats
+    while a retry is queued or went through answer 200 with that retry, unchanged.
+    """
+    return await retrying.retry(state, who, message_id)

@@ -1,6 +1,6 @@
 """Owner notifications: the tenant's own settings (where they go) and what was sent.
 
-Webhook alerts (webhook.disabled_auto, webhook.degraded, webhook.reactivated)
+Webhook alerts (webhook.disabled_auto, webhook.degraded, webhook.failing, webhook.reactivated)
 go by email to the tenant's notification_email; owners and admins set it here
 (operators can also set it with PATCH /v1/admin/tenants/{id}). Every
 notification is stored whether or not it could be mailed, and listed here.

@@ -1,12 +1,19 @@
-"""Message templates of a WABA: create upstream, sync from upstream, list."""
+"""Message templates of a WABA: create upstream, sync from upstream, list.
+
+Status webhooks (``store.inbound.templates``) and the hourly ``SyncTemplates``
+schedule keep statuses current without ``/sync``; the endpoint stays for an
+immediate read and shares its paging and storing with the schedule.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from collections.abc import Mapping
+from typing import Annotated, Any, cast
 
 from fastapi import APIRouter, Body
 from pydantic import BaseModel
 
+from activities.template_sync import pull_templates
 from api.deps import Caller, Session, State
 from api.pagination import Paging, envelope
 from api.routing import JsonRoute
@@ -14,7 +21,6 @@ from api.upstream import raise_for_upstream, upstream_call_waba
 from domain.templates import (
     TemplateRecordFields,
     cloud_template_create_body,
-    parse_upstream_template,
     validate_template_definition,
 )
 from models.base import iso_millis, new_id, utcnow
@@ -24,9 +30,6 @@ from store.database import unit_of_work
 from store.pagination import paginate
 
 router = APIRouter(prefix="/v1/wabas/{waba_id}/templates", tags=["templates"], route_class=JsonRoute)
-
-# Pages of upstream templates read per sync, at most (the upstream pages by 25 by default).
-MAX_SYNC_PAGES = 50
 
 
 class TemplatePublic(BaseModel):
@@ -95,24 +98,18 @@ async def sync_templates(waba_id: str, state: State, who: Caller) -> dict[str, A
         waba = await tenancy.get_waba_for_tenant(session, who.tenant_id, waba_id)
     if who.is_sandbox:
         return {"synced": 0, "data": [], "sandbox": True}
-    entries: list[dict[str, Any]] = []
-    params: dict[str, Any] = {"limit": 100}
-    for _ in range(MAX_SYNC_PAGES):
+    read_at = utcnow()
+
+    async def get_page(params: dict[str, Any]) -> Mapping[str, Any]:
         response = await upstream_call_waba(state, waba, "GET", f"{waba_id}/message_templates", params=params)
         raise_for_upstream(response)
-        page = response.json()
-        entries.extend(page.get("data") or [])
-        after = ((page.get("paging") or {}).get("cursors") or {}).get("after")
-        if not after or not (page.get("paging") or {}).get("next"):
-            break
-        params = {"limit": 100, "after": after}
+        return cast(Mapping[str, Any], response.json())
+
+    entries = await pull_templates(get_page)
     async with unit_of_work(state.sessions) as session:
-        rows = [
-            await templates.upsert_template(
-                session, tenant_id=who.tenant_id, waba_id=waba_id, fields=parse_upstream_template(entry)
-            )
-            for entry in entries
-        ]
+        rows = await templates.record_read(
+            session, tenant_id=who.tenant_id, waba_id=waba_id, entries=entries, read_at=read_at
+        )
     return {"synced": len(rows), "data": [TemplatePublic.of(r).model_dump() for r in rows]}
 
 

@@ -30,8 +30,15 @@ from domain.inbound.items import (
     item_from_dict,
     item_to_dict,
 )
+from domain.inbound.templates import (
+    CATEGORY_CHANGE,
+    QUALITY_CHANGE,
+    STATUS_CHANGE,
+    TemplateUpdate,
+)
 
 __all__ = [
+    "CATEGORY_CHANGE",
     "ENVELOPE_OBJECT",
     "HISTORY_ERROR_TITLE",
     "HISTORY_ERROR_TYPE",
@@ -48,8 +55,11 @@ __all__ = [
     "InboundMessage",
     "InvalidWebhookEnvelope",
     "PhoneNumberChange",
+    "QUALITY_CHANGE",
+    "STATUS_CHANGE",
     "SharedContactPhone",
     "StatusUpdate",
+    "TemplateUpdate",
     "UsernameUpdate",
     "decode_body",
     "item_from_dict",

@@ -2,9 +2,11 @@
 
 ``object`` must be ``whatsapp_business_account``; every ``entry[]`` and every
 ``changes[]`` is walked (the upstream batches up to 1,000 updates per POST).
-Change fields this service does not act on (template, quality, account,
-``smb_app_state_sync`` ...) are skipped, and unknown keys are ignored, so a new
-upstream field never turns a delivery into an error.
+Template status, quality and category changes become ``TemplateUpdate`` items
+(so an approval upstream unblocks sends without a manual sync). Change fields
+this service does not act on (account, phone quality, ``smb_app_state_sync``
+...) are skipped, and unknown keys are ignored, so a new upstream field never
+turns a delivery into an error.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from domain.inbound.coexistence import parse_echoes_change, parse_history_change
 from domain.inbound.content import as_dict, as_list, as_str, epoch_to_datetime, phone_or_none
 from domain.inbound.items import IdentityChange, InboundItem, UsernameUpdate
 from domain.inbound.messages import parse_messages_change
+from domain.inbound.templates import TEMPLATE_CHANGE_FIELDS, parse_template_change
 
 ENVELOPE_OBJECT = "whatsapp_business_account"
 
@@ -90,6 +93,7 @@ _CHANGE_PARSERS: dict[str, Callable[..., list[InboundItem]]] = {
     "history": parse_history_change,
     "user_id_update": _user_id_updates,
     "business_username_updates": _username_updates,
+    **{field: parse_template_change(field) for field in TEMPLATE_CHANGE_FIELDS},
 }
 
 

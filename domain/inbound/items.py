@@ -14,6 +14,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar
 
+from domain.inbound.base import ItemBase
+from domain.inbound.templates import TemplateUpdate
+
 SOURCE_HUMAN_COEXISTENCE = "HUMAN_COEXISTENCE"
 STATUS_RECEIVED = "received"
 STATUS_HISTORICAL = "historical"
@@ -21,19 +24,6 @@ STATUS_HISTORICAL = "historical"
 STATUS_ECHO = "sent"
 HISTORY_ERROR_TYPE = "errors"
 HISTORY_ERROR_TITLE = "history_import_error"
-
-
-@dataclass(frozen=True, kw_only=True)
-class _Item:
-    kind: ClassVar[str]
-    phone_number_id: str | None
-    display_phone_number: str | None = None
-    waba_id: str | None = None
-    occurred_at: datetime
-
-    def dedup_key(self) -> str:
-        """A key that is the same whenever the upstream redelivers this item."""
-        raise NotImplementedError
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -55,7 +45,7 @@ class _MessageBody:
 
 
 @dataclass(frozen=True, kw_only=True)
-class InboundMessage(_Item, _MessageBody):
+class InboundMessage(ItemBase, _MessageBody):
     """A user message to a business number (field ``messages``)."""
 
     kind: ClassVar[str] = "message"
@@ -91,7 +81,7 @@ class InboundMessage(_Item, _MessageBody):
 
 
 @dataclass(frozen=True, kw_only=True)
-class StatusUpdate(_Item):
+class StatusUpdate(ItemBase):
     """A delivery status of an outbound message (``statuses[]``)."""
 
     kind: ClassVar[str] = "status"
@@ -119,7 +109,7 @@ class StatusUpdate(_Item):
 
 
 @dataclass(frozen=True, kw_only=True)
-class SharedContactPhone(_Item):
+class SharedContactPhone(ItemBase):
     """A phone the user shared in answer to request_contact_info (backfill only where empty)."""
 
     kind: ClassVar[str] = "shared_contact_phone"
@@ -137,7 +127,7 @@ class SharedContactPhone(_Item):
 
 
 @dataclass(frozen=True, kw_only=True)
-class IdentityChange(_Item):
+class IdentityChange(ItemBase):
     """The upstream rotated a user's BSUID (``user_id_update`` or system ``user_changed_user_id``)."""
 
     kind: ClassVar[str] = "identity_change"
@@ -155,7 +145,7 @@ class IdentityChange(_Item):
 
 
 @dataclass(frozen=True, kw_only=True)
-class PhoneNumberChange(_Item):
+class PhoneNumberChange(ItemBase):
     """The user moved to a new phone number (system ``user_changed_number``)."""
 
     kind: ClassVar[str] = "phone_number_change"
@@ -170,7 +160,7 @@ class PhoneNumberChange(_Item):
 
 
 @dataclass(frozen=True, kw_only=True)
-class EchoMessage(_Item, _MessageBody):
+class EchoMessage(ItemBase, _MessageBody):
     """A message the business sent from the WhatsApp Business app (``smb_message_echoes``)."""
 
     kind: ClassVar[str] = "echo"
@@ -201,7 +191,7 @@ class _HistoryRow:
 
 
 @dataclass(frozen=True, kw_only=True)
-class HistoryMessage(_Item, _MessageBody, _HistoryRow):
+class HistoryMessage(ItemBase, _MessageBody, _HistoryRow):
     """One message of the coexistence history sync (``history``)."""
 
     kind: ClassVar[str] = "history_message"
@@ -226,7 +216,7 @@ class HistoryMessage(_Item, _MessageBody, _HistoryRow):
 
 
 @dataclass(frozen=True, kw_only=True)
-class HistoryError(_Item, _HistoryRow):
+class HistoryError(ItemBase, _HistoryRow):
     """A history row that cannot be reconstructed; stored as message_type errors, status historical."""
 
     kind: ClassVar[str] = "history_error"
@@ -247,7 +237,7 @@ class HistoryError(_Item, _HistoryRow):
 
 
 @dataclass(frozen=True, kw_only=True)
-class ChannelError(_Item):
+class ChannelError(ItemBase):
     """An ``errors[]`` entry at change level (e.g. 2593109: the business declined history sharing)."""
 
     kind: ClassVar[str] = "channel_error"
@@ -263,7 +253,7 @@ class ChannelError(_Item):
 
 
 @dataclass(frozen=True, kw_only=True)
-class UsernameUpdate(_Item):
+class UsernameUpdate(ItemBase):
     """The upstream decided on a business username (``business_username_updates``)."""
 
     kind: ClassVar[str] = "username_update"
@@ -286,9 +276,10 @@ InboundItem = (
     | HistoryError
     | ChannelError
     | UsernameUpdate
+    | TemplateUpdate
 )
 
-ITEM_TYPES: dict[str, type[_Item]] = {
+ITEM_TYPES: dict[str, type[ItemBase]] = {
     cls.kind: cls
     for cls in (
         InboundMessage,
@@ -301,11 +292,12 @@ ITEM_TYPES: dict[str, type[_Item]] = {
         HistoryError,
         ChannelError,
         UsernameUpdate,
+        TemplateUpdate,
     )
 }
 
 
-def item_to_dict(item: _Item) -> dict[str, Any]:
+def item_to_dict(item: ItemBase) -> dict[str, Any]:
     """Serialize an item to a JSON-ready dict carrying its ``kind``."""
     data: dict[str, Any] = {"kind": item.kind}
     for f in dataclasses.fields(item):

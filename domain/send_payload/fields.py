@@ -7,11 +7,13 @@ from typing import Any
 
 from domain.errors import MissingRequiredField, ValidationFailed
 
-INVALID_PARAMETER = "INVALID_PARAMETER"
+# The one code of a field that is present but breaks a rule, on every endpoint (docs/api.md).
+# Send payloads answered INVALID_PARAMETER until the codes were unified.
+VALIDATION_FAILED = "VALIDATION_FAILED"
 
 
 def invalid(
-    field: str, message: str, *, value: Any = None, code: str = INVALID_PARAMETER
+    field: str, message: str, *, value: Any = None, code: str = VALIDATION_FAILED
 ) -> ValidationFailed:
     """Build the 400 for a field that is present but breaks a rule."""
     details: dict[str, Any] = {"field": field}
@@ -26,7 +28,7 @@ def is_blank(value: Any) -> bool:
 
 
 def require_object(parent: Mapping[str, Any], key: str, path: str) -> Mapping[str, Any]:
-    """Return a required JSON object member, or raise MISSING_REQUIRED_FIELD / INVALID_PARAMETER."""
+    """Return a required JSON object member, or raise MISSING_REQUIRED_FIELD / VALIDATION_FAILED."""
     value = parent.get(key)
     if value is None:
         raise MissingRequiredField(path)

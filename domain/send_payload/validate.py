@@ -42,7 +42,7 @@ _BUTTON_KEYS = ("buttons", "action", "interactive")
 def parse_send_request(body: Any) -> SendRequest:
     """Validate a POST /v1/messages body and return the typed SendRequest (sandbox and live alike)."""
     if not isinstance(body, Mapping):
-        raise ValidationFailed("request body must be a JSON object", code="INVALID_PARAMETER")
+        raise ValidationFailed("request body must be a JSON object", code="VALIDATION_FAILED")
     phone_number_id = _phone_number_id(body)
     to, recipient = _addressing(body)
     message_type = _message_type(body)

@@ -5,10 +5,12 @@ from __future__ import annotations
 from store.inbound.apply import apply_item, ledger_key
 from store.inbound.outcome import APPLIED, DEFERRED, DUPLICATE, IGNORED, OUTCOMES, UNCHANGED, ItemOutcome
 from store.inbound.raw import (
+    advance_watermark,
     claim_item,
     mark_raw_inbound_processed,
     prune_inbound_ledger,
     prune_raw_inbound,
+    raw_inbound_body,
     raw_inbound_processed,
     record_processed_raw_inbound,
     store_raw_inbound,
@@ -23,12 +25,14 @@ __all__ = [
     "OUTCOMES",
     "UNCHANGED",
     "ItemOutcome",
+    "advance_watermark",
     "apply_item",
     "claim_item",
     "ledger_key",
     "mark_raw_inbound_processed",
     "prune_inbound_ledger",
     "prune_raw_inbound",
+    "raw_inbound_body",
     "raw_inbound_processed",
     "record_processed_raw_inbound",
     "store_raw_inbound",

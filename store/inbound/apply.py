@@ -5,7 +5,8 @@ goes into the ``inbound_items`` ledger in the same transaction as its changes,
 so a redelivered payload, a retried activity or a concurrent duplicate finds
 the key and changes nothing (the message tables' unique constraints back this
 up). A status for a message not stored yet claims no key, so a later retry of
-it still applies.
+it still applies. Template changes belong to a WABA, not a number: they are
+keyed by WABA (``store.inbound.templates``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from domain.inbound import (
     PhoneNumberChange,
     SharedContactPhone,
     StatusUpdate,
+    TemplateUpdate,
     UsernameUpdate,
 )
 from store.inbound.business import Business, business_for_item
@@ -41,6 +43,7 @@ from store.inbound.messages import apply_echo, apply_history, apply_inbound_mess
 from store.inbound.outcome import DEFERRED, DUPLICATE, IGNORED, ItemOutcome
 from store.inbound.raw import claim_item
 from store.inbound.statuses import apply_status, status_target_exists
+from store.inbound.templates import apply_template_update
 
 log = logging.getLogger("switchboard.inbound")
 
@@ -75,6 +78,9 @@ async def apply_item(
             extra={**context, "code": item.code, "title": item.title, "field": item.change_field},
         )
         return ItemOutcome(IGNORED)
+    if isinstance(item, TemplateUpdate):
+        # WABA-level: no business number, keyed and ordered by template.
+        return await apply_template_update(session, item, payload_id=payload_id, now=now)
     biz = await business_for_item(session, item)
     if biz is None:
         log.info("inbound item for a number not provisioned here; ignored", extra=context)

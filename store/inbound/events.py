@@ -41,6 +41,7 @@ def message_facts(message: Message, **upstream: Any) -> MessageFacts:
         error_code=error_code,
         error_title=upstream.pop("error_title", None) or message.error_title,
         error_message=upstream.pop("error_message", None) or message.error_message,
+        code=message.error_code,
         **upstream,
     )
 

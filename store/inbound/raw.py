@@ -44,6 +44,12 @@ async def record_processed_raw_inbound(
     await session.execute(stmt)
 
 
+async def raw_inbound_body(session: AsyncSession, payload_id: str) -> str | None:
+    """A stored envelope's body (large bodies reach ProcessInbound by id), None if pruned or absent."""
+    stmt = select(_raw.c.body).where(_raw.c.id == payload_id)
+    return (await session.execute(stmt)).scalar_one_or_none()
+
+
 async def raw_inbound_processed(session: AsyncSession, payload_id: str) -> bool:
     """Whether this envelope's processing already finished."""
     stmt = select(_raw.c.processed_at).where(_raw.c.id == payload_id)
@@ -102,4 +108,21 @@ async def claim_item(session: AsyncSession, *, key: str, payload_id: str | None,
         .on_conflict_do_nothing(index_elements=[_items.c.key])
         .returning(_items.c.key)
     )
+    return (await session.execute(stmt)).first() is not None
+
+
+async def advance_watermark(session: AsyncSession, *, key: str, at: datetime) -> bool:
+    """Move a ledger watermark row to ``at`` unless it already holds a later time; False when it does.
+
+    Unlike an item key, a watermark row's ``applied_at`` is the upstream time of
+    the newest change applied for one subject (e.g. one template's category), so
+    an older change that arrives later can tell it lost. It is pruned with the
+    ledger once that time is past the retention, when no older change can come.
+    """
+    insert = _insert(session)(_items).values(key=key, payload_id=None, applied_at=at)
+    stmt = insert.on_conflict_do_update(
+        index_elements=[_items.c.key],
+        set_={"applied_at": insert.excluded.applied_at},
+        where=_items.c.applied_at <= insert.excluded.applied_at,
+    ).returning(_items.c.key)
     return (await session.execute(stmt)).first() is not None

@@ -3,6 +3,10 @@
 The row is locked while the next status is computed, so two statuses of one
 message applied at the same time (separate payloads, separate workflows) still
 end at the furthest status, and each change raises its event exactly once.
+A late ``failed`` (the upstream accepted the send, then could not deliver it)
+is classified by the same table as a synchronous refusal, so the message and
+its ``channel.message.failed`` carry the spec's code with the upstream number
+beside it, exactly as when the send was refused at once.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from domain.events import message_event
 from domain.inbound import StatusUpdate
 from domain.message_status import FAILED, apply_status_update
+from domain.upstream_errors import classify_status_error
 from models.base import utcnow
 from models.messaging import Contact, Conversation
 from store.inbound.business import Business
@@ -48,9 +53,15 @@ async def apply_status(session: AsyncSession, item: StatusUpdate, biz: Business)
     message.status = transition.status
     message.status_updated_at = utcnow()
     if transition.status == FAILED:
-        message.error_code = str(item.error_code) if item.error_code is not None else message.error_code
-        message.error_title = item.error_title or message.error_title
-        message.error_message = item.error_details or item.error_message or message.error_message
+        failure = classify_status_error(
+            code=item.error_code,
+            title=item.error_title,
+            message=item.error_message,
+            details=item.error_details,
+        )
+        message.error_code = failure.code or message.error_code
+        message.error_title = failure.error_title
+        message.error_message = failure.error_message
     await session.flush()
     conversation = (
         await session.get(Conversation, message.conversation_id) if message.conversation_id else None
@@ -60,15 +71,8 @@ async def apply_status(session: AsyncSession, item: StatusUpdate, biz: Business)
         message,
         recipient_user_id=item.recipient_user_id,
         recipient_parent_user_id=item.recipient_parent_user_id,
-        **(
-            {
-                "error_code": item.error_code,
-                "error_title": item.error_title,
-                "error_message": item.error_message,
-            }
-            if transition.status == FAILED
-            else {}
-        ),
+        # The upstream's number goes in errors[].code, beside the spec code the row now holds.
+        **({"error_code": item.error_code} if transition.status == FAILED else {}),
     )
     envelope = message_event(
         transition.event,

@@ -17,6 +17,7 @@ from domain.webhook_policy import (
     NOTIFICATION_SEVERITY,
     NOTIFY_DEGRADED,
     NOTIFY_DISABLED_AUTO,
+    NOTIFY_FAILING,
     NOTIFY_REACTIVATED,
 )
 from models.base import iso_millis, new_id
@@ -34,6 +35,7 @@ _table = OwnerNotification.__table__  # type: ignore[attr-defined]
 _SUBJECTS = {
     NOTIFY_DISABLED_AUTO: "[critical] Webhook auto-disabled: {url}",
     NOTIFY_DEGRADED: "[warning] Webhook degraded: {url}",
+    NOTIFY_FAILING: "[critical] Webhook failing: {url}",
     NOTIFY_REACTIVATED: "[info] Webhook reactivated: {url}",
 }
 _LEADS = {
@@ -42,8 +44,13 @@ _LEADS = {
         "it is disabled are not delivered later. Fix the endpoint, then POST /v1/webhooks/{id}/reactivate."
     ),
     NOTIFY_DEGRADED: (
-        "Fewer than half of the deliveries to this webhook succeeded over the last 24 hours. Failed "
+        "Only 10 to 50 percent of the deliveries to this webhook succeeded over the last 24 hours. Failed "
         "deliveries are retried on the documented schedule; check the endpoint's logs."
+    ),
+    NOTIFY_FAILING: (
+        "Fewer than 10 percent of the deliveries to this webhook succeeded over the last 24 hours, so "
+        "almost no events reach it. Failed deliveries are retried on the documented schedule; if it keeps "
+        "failing it will be disabled automatically. Check the endpoint now."
     ),
     NOTIFY_REACTIVATED: "This webhook was reactivated and receives new events again.",
 }

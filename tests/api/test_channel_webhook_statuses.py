@@ -102,17 +102,20 @@ async def test_failed_status_stores_the_error_and_reports_it(channel, app_client
     message = await add_outbound(settings, tenant, "wamid.bsuidfail01", to_phone=None)
     await channel.deliver(raw("status_failed_bsuid"))
     stored = await status_of(settings, message.id)
+    title = "More than 24 h since the recipient last replied; send a template"
     assert (stored.status, stored.error_code, stored.error_title) == (
         "failed",
-        "131047",
-        "Re-engagement message",
+        "OUTSIDE_CONVERSATION_WINDOW",
+        title,
     )
-    assert stored.error_message.startswith("Message failed to send because more than 24 hours")
+    assert stored.error_message == (
+        f"{title}: Message failed to send because more than 24 hours have passed since the customer "
+        "last replied to this number."
+    )
     (event,) = await events(settings, tenant.id)
     body = event.payload["message"]
-    assert body["errors"] == [
-        {"code": 131047, "title": "Re-engagement message", "message": "Re-engagement message"}
-    ]
+    assert body["errors"] == [{"code": 131047, "title": title, "message": stored.error_message}]
+    assert body["service"]["error_code"] == "OUTSIDE_CONVERSATION_WINDOW"
     assert (body["recipient_user_id"], body["recipient_parent_user_id"]) == (USER_BSUID, USER_PARENT_BSUID)
     assert "recipient_id" not in body
 

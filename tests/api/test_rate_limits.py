@@ -39,6 +39,47 @@ async def test_headers_on_success_and_on_errors(app_client: httpx.AsyncClient, t
         assert int(response.headers["X-RateLimit-Reset"]) >= int(time.time())
 
 
+async def test_401s_carry_the_headers_of_their_client_address(
+    app_client: httpx.AsyncClient, tenant: TenantFixture
+):
+    """No key to count against: the client address is counted instead, at the standard live limits."""
+    answers = [
+        await app_client.get("/v1/phone-numbers"),
+        await app_client.get("/v1/phone-numbers", headers={"X-API-Key": "not-a-key"}),
+        await app_client.get("/v1/phone-numbers", headers={"X-API-Key": "gsk_live_" + "x" * 32}),
+        await app_client.post("/v1/admin/tenants", json={"name": "x"}, headers={"X-Admin-Key": "wrong"}),
+    ]
+    for response in answers:
+        assert response.status_code == 401, response.text
+        assert response.headers["X-RateLimit-Limit"] == "100"
+        assert 0 <= int(response.headers["X-RateLimit-Remaining"]) < 100
+        assert int(response.headers["X-RateLimit-Reset"]) >= int(time.time())
+    assert [r.json()["code"] for r in answers] == [
+        "INVALID_API_KEY",
+        "MALFORMED_API_KEY",
+        "INVALID_API_KEY",
+        "INVALID_ADMIN_KEY",
+    ]
+    # A valid key is counted against itself, not against the address.
+    ok = await app_client.get("/v1/phone-numbers", headers=tenant.headers(tenant.test_key))
+    assert ok.headers["X-RateLimit-Limit"] == "10"
+
+
+async def test_failed_authentication_past_the_address_limit_is_429(
+    app_client: httpx.AsyncClient, tenant: TenantFixture
+):
+    await _start_of_second()
+    # 250 requests cannot all fit in two 1 s windows of 100.
+    answers = await asyncio.gather(
+        *(app_client.get("/v1/phone-numbers", headers={"X-API-Key": "nope"}) for _ in range(250))
+    )
+    codes = collections.Counter(a.status_code for a in answers)
+    assert set(codes) == {401, 429} and codes[401] <= 200, codes
+    limited = next(a for a in answers if a.status_code == 429)
+    assert limited.headers["Retry-After"] == "1"
+    assert limited.headers["X-RateLimit-Remaining"] == "0"
+
+
 async def test_sandbox_keys_get_sandbox_limits(app_client: httpx.AsyncClient, tenant: TenantFixture):
     response = await app_client.get("/v1/phone-numbers", headers=tenant.headers(tenant.test_key))
     assert response.headers["X-RateLimit-Limit"] == "10"

@@ -219,6 +219,28 @@ def test_failed_event_for_a_bsuid_send_carries_recipient_user_id_and_errors() ->
     assert message["service"]["status"] == "failed"
 
 
+@pytest.mark.parametrize(
+    ("kind", "shown"),
+    [("channel.message.failed", True), ("channel.message.delivered", False), ("channel.message.sent", False)],
+)
+def test_spec_error_code_rides_in_the_service_object_of_failed_events_only(kind: str, shown: bool) -> None:
+    facts = replace(
+        OUTBOUND,
+        status=kind.rsplit(".", 1)[1],
+        error_code=131047,
+        error_title="More than 24 h since the recipient last replied; send a template",
+        error_message="More than 24 h since the recipient last replied; send a template",
+        code="OUTSIDE_CONVERSATION_WINDOW",
+    )
+    message = message_event(kind, facts, tenant_id="ten_1", delivery_id="dlv_1", occurred_at=EVENT_AT)[
+        "message"
+    ]
+    assert message["service"].get("error_code") == ("OUTSIDE_CONVERSATION_WINDOW" if shown else None)
+    assert ("errors" in message) is shown
+    if shown:
+        assert message["errors"][0]["code"] == 131047
+
+
 def test_echoed_event_exact() -> None:
     facts = replace(
         OUTBOUND,

@@ -16,6 +16,7 @@ from domain.message_status import (
     latest_inbound_at,
     next_status,
     reopens_conversation,
+    retry_wait_seconds,
     status_rank,
     window_expires_at,
     window_open,
@@ -152,3 +153,21 @@ def test_window_open(last: datetime | None, now: datetime, is_open: bool) -> Non
 )
 def test_late_older_messages_never_move_the_window_back(previous, occurred, expected) -> None:
     assert latest_inbound_at(previous, occurred) == expected
+
+
+@pytest.mark.parametrize(
+    ("requested_ago", "wait"),
+    [
+        (None, 0),
+        (timedelta(0), 300),
+        (timedelta(seconds=1), 299),
+        (timedelta(seconds=200), 100),
+        (timedelta(seconds=299, milliseconds=500), 1),  # rounded up
+        (timedelta(minutes=5), 0),
+        (timedelta(hours=3), 0),
+    ],
+)
+def test_retry_guard_wait_is_the_time_left(requested_ago: timedelta | None, wait: int) -> None:
+    now = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
+    last = None if requested_ago is None else now - requested_ago
+    assert retry_wait_seconds(last, now=now) == wait

@@ -118,18 +118,18 @@ def changed(base: dict[str, Any], path: list[Any], value: Any) -> dict[str, Any]
 _DELETE = object()
 
 INVALID: list[tuple[str, dict[str, Any], str, str]] = [
-    ("body not object", [], "INVALID_PARAMETER", "body"),  # type: ignore[list-item]
+    ("body not object", [], "VALIDATION_FAILED", "body"),  # type: ignore[list-item]
     ("no name", changed(POSITIONAL, ["name"], _DELETE), "MISSING_REQUIRED_FIELD", "name"),
-    ("name upper", changed(POSITIONAL, ["name"], "Order"), "INVALID_PARAMETER", "name"),
-    ("name with dash", changed(POSITIONAL, ["name"], "order-update"), "INVALID_PARAMETER", "name"),
+    ("name upper", changed(POSITIONAL, ["name"], "Order"), "VALIDATION_FAILED", "name"),
+    ("name with dash", changed(POSITIONAL, ["name"], "order-update"), "VALIDATION_FAILED", "name"),
     ("no language", changed(POSITIONAL, ["language"], _DELETE), "MISSING_REQUIRED_FIELD", "language"),
-    ("language odd", changed(POSITIONAL, ["language"], "English"), "INVALID_PARAMETER", "language"),
+    ("language odd", changed(POSITIONAL, ["language"], "English"), "VALIDATION_FAILED", "language"),
     ("no category", changed(POSITIONAL, ["category"], _DELETE), "MISSING_REQUIRED_FIELD", "category"),
-    ("bad category", changed(POSITIONAL, ["category"], "PROMO"), "INVALID_PARAMETER", "category"),
+    ("bad category", changed(POSITIONAL, ["category"], "PROMO"), "VALIDATION_FAILED", "category"),
     (
         "bad parameter_format",
         changed(POSITIONAL, ["parameter_format"], "MIXED"),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "parameter_format",
     ),
     ("no components", changed(POSITIONAL, ["components"], _DELETE), "MISSING_REQUIRED_FIELD", "components"),
@@ -142,13 +142,13 @@ INVALID: list[tuple[str, dict[str, Any], str, str]] = [
     (
         "unknown component",
         changed(POSITIONAL, ["components", 2, "type"], "CAROUSEL"),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "components[2].type",
     ),
     (
         "two bodies",
         changed(POSITIONAL, ["components", 2], {"type": "BODY", "text": "x"}),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "components[2].type",
     ),
     (
@@ -160,7 +160,7 @@ INVALID: list[tuple[str, dict[str, Any], str, str]] = [
     (
         "header bad format",
         changed(POSITIONAL, ["components", 0, "format"], "GIFV"),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "components[0].format",
     ),
     (
@@ -178,13 +178,13 @@ INVALID: list[tuple[str, dict[str, Any], str, str]] = [
     (
         "text header two vars",
         changed(POSITIONAL, ["components", 0], {"type": "HEADER", "format": "TEXT", "text": "{{1}} {{2}}"}),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "components[0].text",
     ),
     (
         "header too long",
         changed(POSITIONAL, ["components", 0], {"type": "HEADER", "format": "TEXT", "text": "x" * 61}),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "components[0].text",
     ),
     (
@@ -196,43 +196,43 @@ INVALID: list[tuple[str, dict[str, Any], str, str]] = [
     (
         "body too long",
         changed(POSITIONAL, ["components", 1, "text"], "x" * 1025),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "components[1].text",
     ),
     (
         "footer with var",
         changed(POSITIONAL, ["components", 2, "text"], "Hi {{1}}"),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "components[2].text",
     ),
     (
         "positional gap",
         changed(POSITIONAL, ["components", 1, "text"], "{{1}} and {{3}}"),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "components[1].text",
     ),
     (
         "positional example count",
         changed(POSITIONAL, ["components", 1, "example"], {"body_text": [["Ana"]]}),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "components[1].example.body_text",
     ),
     (
         "named var in positional",
         changed(POSITIONAL, ["components", 1, "text"], "Hi {{name}}"),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "components[1].text",
     ),
     (
         "camelCase var",
         changed(NAMED, ["components", 1, "text"], "Hi {{firstName}}"),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "components[1].text",
     ),
     (
         "mixed in named",
         changed(NAMED, ["components", 1, "text"], "Hi {{first_name}} {{1}}"),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "components[1].text",
     ),
     (
@@ -244,7 +244,7 @@ INVALID: list[tuple[str, dict[str, Any], str, str]] = [
     (
         "named params mismatch",
         changed(NAMED, ["body_text_named_params", 1, "param_name"], "order_id"),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "body_text_named_params",
     ),
     (
@@ -254,7 +254,7 @@ INVALID: list[tuple[str, dict[str, Any], str, str]] = [
             ["body_text_named_params"],
             [*NAMED["body_text_named_params"], {"param_name": "x", "example": "y"}],
         ),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "body_text_named_params",
     ),
     (
@@ -266,7 +266,7 @@ INVALID: list[tuple[str, dict[str, Any], str, str]] = [
     (
         "named params not array",
         changed(NAMED, ["body_text_named_params"], {"first_name": "Pablo"}),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "body_text_named_params",
     ),
     (
@@ -284,7 +284,7 @@ INVALID: list[tuple[str, dict[str, Any], str, str]] = [
     (
         "bad button type",
         changed(POSITIONAL, ["components", 3, "buttons", 0, "type"], "LINK"),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "components[3].buttons[0].type",
     ),
     (
@@ -296,7 +296,7 @@ INVALID: list[tuple[str, dict[str, Any], str, str]] = [
     (
         "quick reply too long",
         changed(POSITIONAL, ["components", 3, "buttons", 0, "text"], "x" * 26),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "components[3].buttons[0].text",
     ),
     (
@@ -318,7 +318,7 @@ INVALID: list[tuple[str, dict[str, Any], str, str]] = [
             ["components", 3, "buttons"],
             [{"type": "QUICK_REPLY", "text": str(i)} for i in range(11)],
         ),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "components[3].buttons",
     ),
 ]

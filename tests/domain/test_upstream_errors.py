@@ -8,6 +8,7 @@ from domain.errors import RateLimited
 from domain.upstream_errors import (
     UPSTREAM_RULES,
     backoff_seconds,
+    classify_status_error,
     classify_transport_failure,
     classify_upstream_error,
     retry_delay_seconds,
@@ -43,6 +44,7 @@ ROWS: list[tuple[int, int, str, int, bool, bool]] = [
     (429, 131056, "RATE_LIMIT_EXCEEDED", 429, True, False),
     (429, 131048, "RATE_LIMIT_EXCEEDED", 429, True, False),
     (400, 131049, "QUALITY_FLAG_RED", 400, False, False),
+    (400, 470, "OUTSIDE_CONVERSATION_WINDOW", 400, False, False),
     # Spec "Upstream numeric" codes without a named code keep their number
     (400, 131030, "131030", 400, False, True),
     (400, 132001, "132001", 400, False, False),
@@ -237,3 +239,50 @@ def test_retry_delay_seconds() -> None:
     assert retry_delay_seconds(classify_upstream_error(400, envelope(131047)), 1, rand=0.5) is None
     assert retry_delay_seconds(classify_upstream_error(429, envelope(4)), 1, rand=0.5) == 60.0
     assert retry_delay_seconds(classify_upstream_error(500, envelope(131000)), 3, rand=0.5) == 4.0
+
+
+# Late failures (a ``failed`` status webhook after the upstream accepted the send):
+# (upstream code, spec code, error_title). Same table as the refusals above.
+LATE_FAILURES: list[tuple[int | None, str | None, str]] = [
+    (
+        131047,
+        "OUTSIDE_CONVERSATION_WINDOW",
+        "More than 24 h since the recipient last replied; send a template",
+    ),
+    (470, "OUTSIDE_CONVERSATION_WINDOW", "More than 24 h since the recipient last replied; send a template"),
+    (131026, "RECIPIENT_NOT_ON_WHATSAPP", "Message undeliverable: recipient is not on WhatsApp"),
+    (131049, "QUALITY_FLAG_RED", "Not delivered to maintain healthy ecosystem engagement (quality)"),
+    (131050, "RECIPIENT_OPTED_OUT", "Recipient stopped marketing messages from this business"),
+    (131051, "131051", "Unsupported message type"),
+    (130472, "130472", "Recipient's number is part of an experiment"),
+    (132015, "TEMPLATE_NOT_APPROVED", "Template is paused"),
+    (999123, "999123", "Upstream rejected the message"),
+    (None, None, "Upstream rejected the message"),
+]
+
+
+@pytest.mark.parametrize(("upstream", "code", "title"), LATE_FAILURES)
+def test_late_status_failure_uses_the_refusal_table(
+    upstream: int | None, code: str | None, title: str
+) -> None:
+    failure = classify_status_error(
+        code=upstream, title="Upstream title", message="Upstream title", details=None
+    )
+    assert (failure.code, failure.error_title, failure.upstream_code) == (code, title, upstream)
+    assert failure.upstream_status is None
+    if upstream is not None:
+        refusal = classify_upstream_error(400, envelope(upstream, message="Upstream title"))
+        assert (refusal.code, refusal.error_title, refusal.error_message) == (
+            failure.code,
+            failure.error_title,
+            failure.error_message,
+        )
+
+
+def test_late_status_failure_keeps_the_upstream_details_in_the_message() -> None:
+    failure = classify_status_error(
+        code=131026, title="Message undeliverable", message="Message undeliverable", details="no WhatsApp"
+    )
+    assert failure.error_message == "Message undeliverable: recipient is not on WhatsApp: no WhatsApp"
+    bare = classify_status_error(code=131026, title=None, message=None, details=None)
+    assert bare.error_message == "Message undeliverable: recipient is not on WhatsApp"

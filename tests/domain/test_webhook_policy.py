@@ -8,6 +8,7 @@ import pytest
 
 from domain.webhook_policy import (
     DEFAULT_POLICY,
+    NOTIFICATION_SEVERITY,
     AttemptOutcome,
     HealthFigures,
     HealthStatus,
@@ -246,16 +247,20 @@ def test_every_health_status_is_reachable() -> None:
         ("healthy", "degraded", ["webhook.degraded"]),
         ("no_deliveries", "degraded", ["webhook.degraded"]),
         (None, "degraded", ["webhook.degraded"]),
-        ("healthy", "failing", ["webhook.degraded"]),
-        ("degraded", "failing", []),
+        ("healthy", "failing", ["webhook.failing"]),
+        ("no_deliveries", "failing", ["webhook.failing"]),
+        (None, "failing", ["webhook.failing"]),
+        ("degraded", "failing", ["webhook.failing"]),
         ("failing", "degraded", []),
+        ("failing", "healthy", []),
         ("degraded", "healthy", []),
         ("failing", "auto_disabled", ["webhook.disabled_auto"]),
         ("healthy", "auto_disabled", ["webhook.disabled_auto"]),
         ("auto_disabled", "no_deliveries", ["webhook.reactivated"]),
         ("auto_disabled", "healthy", ["webhook.reactivated"]),
         ("auto_disabled", "disabled", ["webhook.reactivated"]),
-        ("auto_disabled", "failing", ["webhook.reactivated", "webhook.degraded"]),
+        ("auto_disabled", "failing", ["webhook.reactivated", "webhook.failing"]),
+        ("auto_disabled", "degraded", ["webhook.reactivated", "webhook.degraded"]),
         ("healthy", "disabled", []),
         ("disabled", "healthy", []),
         ("not_configured", "no_deliveries", []),
@@ -276,3 +281,31 @@ def test_owner_notifications_once_per_transition(previous, current, expected) ->
 def test_degraded_mail_at_most_once_a_day_when_flapping(notified_ago: timedelta, expected: list[str]) -> None:
     got = owner_notifications("healthy", "degraded", degraded_notified_at=NOW - notified_ago, now=NOW)
     assert got == expected
+
+
+@pytest.mark.parametrize(
+    ("notified_ago", "expected"),
+    [
+        (timedelta(hours=1), []),
+        (timedelta(hours=23, minutes=59), []),
+        (timedelta(hours=24), ["webhook.failing"]),
+    ],
+)
+def test_failing_mail_at_most_once_a_day_when_flapping(notified_ago: timedelta, expected: list[str]) -> None:
+    got = owner_notifications("degraded", "failing", failing_notified_at=NOW - notified_ago, now=NOW)
+    assert got == expected
+
+
+def test_the_two_band_notices_are_rate_limited_apart() -> None:
+    """A recent degraded mail does not hold back the first failing one, nor the other way round."""
+    assert owner_notifications(
+        "healthy", "failing", degraded_notified_at=NOW - timedelta(hours=1), now=NOW
+    ) == ["webhook.failing"]
+    assert owner_notifications(
+        "healthy", "degraded", failing_notified_at=NOW - timedelta(hours=1), now=NOW
+    ) == ["webhook.degraded"]
+
+
+def test_failing_is_critical_and_degraded_a_warning() -> None:
+    assert NOTIFICATION_SEVERITY["webhook.failing"] == "critical"
+    assert NOTIFICATION_SEVERITY["webhook.degraded"] == "warning"

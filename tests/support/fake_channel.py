@@ -57,6 +57,9 @@ class FakeChannel:
     # Answers for mark-read and template-create calls (afterwards they succeed).
     read_script: deque[Scripted] = field(default_factory=deque)
     template_script: deque[Scripted] = field(default_factory=deque)
+    # Answers for template listings per WABA (afterwards they list ``templates``), and the WABAs listed.
+    template_list_script: dict[str, deque[Scripted]] = field(default_factory=lambda: defaultdict(deque))
+    template_lists: list[str] = field(default_factory=list)
     scripts: dict[str, deque[Scripted]] = field(default_factory=lambda: defaultdict(deque))
     gate: asyncio.Event | None = None
     gate_entered: asyncio.Event = field(default_factory=asyncio.Event)
@@ -125,8 +128,24 @@ class FakeChannel:
             return JSONResponse({"id": f"media-{next(self._ids)}"})
 
         @app.get("/{version}/{waba_id}/message_templates")
-        async def list_templates(waba_id: str) -> JSONResponse:
-            return JSONResponse({"data": self.templates[waba_id], "paging": {}})
+        async def list_templates(waba_id: str, request: Request) -> JSONResponse:
+            self.template_lists.append(waba_id)
+            queue = self.template_list_script.get(waba_id)
+            if queue:
+                answer = queue.popleft()
+                return JSONResponse(answer.body, status_code=answer.status)
+            # Cursor paging as the upstream does it: ``next`` only while more pages follow.
+            everything = self.templates[waba_id]
+            limit = int(request.query_params.get("limit") or 25)
+            start = int(request.query_params.get("after") or 0)
+            paging: dict[str, Any] = {}
+            if start + limit < len(everything):
+                after = str(start + limit)
+                paging = {
+                    "cursors": {"before": str(start), "after": after},
+                    "next": f"{request.url}&after={after}",
+                }
+            return JSONResponse({"data": everything[start : start + limit], "paging": paging})
 
         @app.post("/{version}/{waba_id}/message_templates")
         async def create_template(waba_id: str, request: Request) -> JSONResponse:

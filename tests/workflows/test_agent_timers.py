@@ -298,4 +298,3 @@ async def test_a_patched_threshold_is_picked_up_when_the_timer_wakes(stack: Stac
     [event] = events
     assert event.properties["threshold_days"] == 1
     assert abs((event.created_at - (now + timedelta(days=1))).total_seconds()) < 2
-

@@ -1,4 +1,5 @@
-"""Owner alerts from deliveries: webhook.degraded once per transition, webhook.disabled_auto, both mailed."""
+"""Owner alerts from deliveries: webhook.degraded (10-50 %) and webhook.failing (below 10 %) once per
+transition, webhook.disabled_auto; all mailed."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ async def smtp() -> AsyncIterator[tuple[Inbox, str]]:
     await asyncio.to_thread(controller.stop)
 
 
-async def test_degraded_is_notified_and_mailed_once(harness, app_client, smtp):
+async def test_failing_is_notified_and_mailed_once(harness, app_client, smtp):
     inbox, smtp_url = smtp
     owner = await provision_tenant(app_client, ADMIN_KEY, notification_email="owner@example.com")
     async with harness(ALERTING, settings_changes={"smtp_url": smtp_url}, owner=owner) as h:
@@ -46,20 +47,49 @@ async def test_degraded_is_notified_and_mailed_once(harness, app_client, smtp):
         webhook = await h.webhook()
         assert (await h.deliver()).outcome == "failed"
         assert (await h.deliver()).outcome == "failed"
-        [note] = await h.db.notifications("webhook.degraded")
+        [note] = await h.db.notifications("webhook.failing")
         assert (note.webhook_id, note.severity, note.recipient) == (
             webhook["id"],
-            "warning",
+            "critical",
             "owner@example.com",
         )
         assert note.delivery == "mailed" and note.sent_at is not None
         assert "0 of 3 attempts succeeded" in note.body
+        assert await h.db.notifications("webhook.degraded") == [], "below 10 % is failing, not degraded"
         assert (await h.db.webhook(webhook["id"])).health_state == "failing"
     [envelope] = inbox.messages
     assert (envelope.mail_from, envelope.rcpt_tos) == ("alerts@switchboard.test", ["owner@example.com"])
     message = email.message_from_bytes(envelope.content)
-    assert message["Subject"] == f"[warning] Webhook degraded: {webhook['url']}"
+    assert message["Subject"] == f"[critical] Webhook failing: {webhook['url']}"
     assert webhook["id"] in message.get_payload()
+
+
+async def test_degraded_band_and_failing_below_it_are_separate_notices(harness, app_client):
+    owner = await provision_tenant(app_client, ADMIN_KEY, notification_email="owner@example.com")
+    async with harness(ALERTING, owner=owner) as h:
+        h.receiver.script = [(200, {})]
+        h.receiver.default = (500, {})
+        webhook = await h.webhook()
+        assert (await h.deliver()).outcome == "succeeded"
+        # 1 of 3, then down to 1 of 6 attempts: inside the 10-50 % band the whole delivery.
+        assert (await h.deliver()).outcome == "failed"
+        [degraded] = await h.db.notifications("webhook.degraded")
+        assert (degraded.severity, degraded.webhook_id) == ("warning", webhook["id"])
+        assert "1 of 3 attempts succeeded" in degraded.body and "(status degraded)" in degraded.body
+        assert await h.db.notifications("webhook.failing") == []
+        assert (await h.db.webhook(webhook["id"])).health_state == "degraded"
+        # 1 of 11 is below 10 %: the failing notice follows, the degraded one is not repeated.
+        assert (await h.deliver()).outcome == "failed"
+        [failing] = await h.db.notifications("webhook.failing")
+        assert failing.severity == "critical"
+        assert "1 of 11 attempts succeeded" in failing.body
+        assert len(await h.db.notifications("webhook.degraded")) == 1
+        assert (await h.db.webhook(webhook["id"])).health_state == "failing"
+    listed = (await app_client.get("/v1/notifications", headers=owner.headers())).json()["data"]
+    assert [(n["kind"], n["severity"]) for n in listed] == [
+        ("webhook.failing", "critical"),
+        ("webhook.degraded", "warning"),
+    ]
 
 
 async def test_too_few_attempts_raise_no_alert(harness):

@@ -154,7 +154,7 @@ async def test_keys_are_scoped_per_tenant(
     ]
 
 
-async def test_sandbox_sends_are_not_idempotency_records(
+async def test_sandbox_and_live_keys_have_separate_key_spaces(
     app_client: httpx.AsyncClient, tenant: TenantFixture, worker, channel: FakeChannel
 ):
     headers = {**tenant.headers(tenant.test_key), "Idempotency-Key": "k-7"}
@@ -210,3 +210,29 @@ async def test_simultaneous_first_uses_of_a_key_run_once(
     assert sorted(a.status_code for a in answers) == [201, 409, 409]
     assert {a.json()["code"] for a in answers if a.status_code == 409} == {"request_in_progress"}
     assert len(channel.sends) == 1
+
+
+async def test_an_internal_failure_frees_the_key(
+    app_client: httpx.AsyncClient, tenant: TenantFixture, worker, channel: FakeChannel, temporal_env
+):
+    """A send whose workflow dies (here: terminated by an operator) answers 500 and keeps no key."""
+    gate = channel.hold()
+    first = asyncio.create_task(post(app_client, tenant, text(tenant), "k-10"))
+    try:
+        await asyncio.wait_for(channel.gate_entered.wait(), timeout=10)
+        [queued] = (await app_client.get("/v1/messages", headers=tenant.headers())).json()["data"]
+        await temporal_env.client.get_workflow_handle(f"send-{queued['id']}").terminate("operator stop")
+        failed = await asyncio.wait_for(first, timeout=10)
+    finally:
+        gate.set()
+    assert failed.status_code == 500, failed.text
+    body = failed.json()
+    assert (body["statusCode"], body["details"]["message_id"]) == (500, queued["id"])
+    assert "X-Idempotent-Replay" not in failed.headers
+    again = await post(app_client, tenant, text(tenant), "k-10")
+    assert again.status_code == 201, again.text
+    assert "X-Idempotent-Replay" not in again.headers
+    assert again.json()["id"] != queued["id"]
+    replay = await post(app_client, tenant, text(tenant), "k-10")
+    assert (replay.status_code, replay.headers["X-Idempotent-Replay"]) == (201, "true")
+    assert replay.json() == again.json()

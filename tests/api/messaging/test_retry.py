@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 from typing import Any
 
 import httpx
+import pytest
+from sqlalchemy import update
 
+from models.messaging import Message
 from tests.support.fake_channel import FakeChannel, Scripted, cloud_error
+from tests.support.inbound import db
 from tests.support.tenants import TenantFixture
 
 TO = "14155550100"
@@ -28,8 +33,32 @@ async def failed_message(
     return dict(stored.json())
 
 
-async def retry(client: httpx.AsyncClient, tenant: TenantFixture, message_id: str) -> httpx.Response:
-    return await client.post(f"/v1/messages/{message_id}/retry", headers=tenant.headers())
+async def retry(
+    client: httpx.AsyncClient, tenant: TenantFixture, message_id: str, key: str | None = None
+) -> httpx.Response:
+    return await client.post(f"/v1/messages/{message_id}/retry", headers=tenant.headers(key))
+
+
+async def rewind_guard(settings, message_id: str, *, by: timedelta) -> None:
+    """Pretend the last retry request of ``message_id`` was made ``by`` earlier than it was."""
+    async with db(settings) as session:
+        row = await session.get(Message, message_id)
+        assert row is not None and row.last_retry_requested_at is not None
+        await session.execute(
+            update(Message)
+            .where(Message.id == message_id)
+            .values(last_retry_requested_at=row.last_retry_requested_at - by)
+        )
+
+
+@pytest.fixture
+def overrides() -> dict[str, Any]:
+    return {}
+
+
+@pytest.fixture
+def settings(settings, overrides):  # type: ignore[no-untyped-def]
+    return settings.model_copy(update=overrides)
 
 
 async def test_retry_creates_a_new_message_and_keeps_the_original(
@@ -133,3 +162,103 @@ async def test_retry_of_a_paused_customers_message_is_403(
     assert response.status_code == 403, response.text
     assert response.json()["code"] == "customer_sending_disabled"
     assert len(channel.sends) == 1
+
+
+async def test_the_guards_retry_after_is_the_time_actually_left(
+    app_client: httpx.AsyncClient, tenant: TenantFixture, worker, channel: FakeChannel, settings
+):
+    original = await failed_message(app_client, tenant, channel)
+    channel.script(TO, Scripted(400, cloud_error(131026, "not on WhatsApp")))
+    assert (await retry(app_client, tenant, original["id"])).status_code == 400  # the retry failed too
+    await rewind_guard(settings, original["id"], by=timedelta(seconds=200))
+    again = await retry(app_client, tenant, original["id"])
+    assert again.status_code == 429, again.text
+    assert 95 <= again.json()["retry_after_seconds"] <= 100
+    assert again.headers["Retry-After"] == str(again.json()["retry_after_seconds"])
+
+
+async def test_after_the_guard_a_repeat_answers_the_retry_that_went_through(
+    app_client: httpx.AsyncClient, tenant: TenantFixture, worker, channel: FakeChannel, settings
+):
+    original = await failed_message(app_client, tenant, channel)
+    first = await retry(app_client, tenant, original["id"])
+    assert first.status_code == 201, first.text
+    await rewind_guard(settings, original["id"], by=timedelta(minutes=6))
+    again = await retry(app_client, tenant, original["id"])
+    assert again.status_code == 200, again.text
+    assert (
+        again.json()
+        == (await app_client.get(f"/v1/messages/{first.json()['id']}", headers=tenant.headers())).json()
+    )
+    assert again.headers["Location"] == f"/v1/messages/{first.json()['id']}"
+    assert len(channel.sends) == 2, "nothing is sent again"
+    listed = (await app_client.get("/v1/messages", headers=tenant.headers())).json()
+    assert listed["total"] == 2
+
+
+@pytest.mark.parametrize("overrides", [{"send_wait_seconds": 0.3}], ids=["wait-0.3s"])
+async def test_after_the_guard_a_repeat_answers_the_running_retry_as_it_is_now(
+    app_client: httpx.AsyncClient, tenant: TenantFixture, worker, channel: FakeChannel, settings
+):
+    original = await failed_message(app_client, tenant, channel)
+    gate = channel.hold()
+    try:
+        running = await retry(app_client, tenant, original["id"])
+        assert running.status_code == 202, running.text
+        await rewind_guard(settings, original["id"], by=timedelta(minutes=6))
+        again = await retry(app_client, tenant, original["id"])
+        assert again.status_code == 200, again.text
+        assert (again.json()["id"], again.json()["status"]) == (running.json()["id"], "queued")
+    finally:
+        gate.set()
+    async with asyncio.timeout(20):
+        while True:
+            current = await app_client.get(f"/v1/messages/{running.json()['id']}", headers=tenant.headers())
+            if current.json()["status"] == "sent":
+                break
+            await asyncio.sleep(0.1)
+    await rewind_guard(settings, original["id"], by=timedelta(minutes=6))
+    settled = await retry(app_client, tenant, original["id"])
+    assert (settled.status_code, settled.json()["id"], settled.json()["status"]) == (
+        200,
+        running.json()["id"],
+        "sent",
+    )
+    assert len(channel.sends_to(TO)) == 2
+
+
+async def test_after_the_guard_a_failed_retry_lets_a_new_one_go(
+    app_client: httpx.AsyncClient, tenant: TenantFixture, worker, channel: FakeChannel, settings
+):
+    original = await failed_message(app_client, tenant, channel)
+    channel.script(TO, Scripted(400, cloud_error(131026, "not on WhatsApp")))
+    failed_retry = await retry(app_client, tenant, original["id"])
+    assert failed_retry.status_code == 400
+    await rewind_guard(settings, original["id"], by=timedelta(minutes=6))
+    second = await retry(app_client, tenant, original["id"])
+    assert second.status_code == 201, second.text
+    assert second.json()["id"] != failed_retry.json()["message_id"]
+    assert second.json()["retry_of_message_id"] == original["id"]
+
+
+async def test_a_sandbox_retry_does_not_use_up_the_live_guard(
+    app_client: httpx.AsyncClient, tenant: TenantFixture, worker, channel: FakeChannel
+):
+    original = await failed_message(app_client, tenant, channel)
+    rehearsal = await retry(app_client, tenant, original["id"], key=tenant.test_key)
+    assert rehearsal.status_code == 201, rehearsal.text
+    body = rehearsal.json()
+    assert (body["status"], body["_sandbox"], body["retry_of_message_id"]) == (
+        "sent_sandbox",
+        True,
+        original["id"],
+    )
+    assert body["id"].startswith("sandbox-")
+    assert (await retry(app_client, tenant, original["id"], key=tenant.test_key)).status_code == 201
+    assert len(channel.sends) == 1, "a sandbox retry sends nothing"
+    assert (await app_client.get("/v1/messages", headers=tenant.headers())).json()["total"] == 1
+    live = await retry(app_client, tenant, original["id"])
+    assert live.status_code == 201, live.text
+    assert live.json()["retry_of_message_id"] == original["id"]
+    # Within the live guard, the sandbox hears what live would: 429.
+    assert (await retry(app_client, tenant, original["id"], key=tenant.test_key)).status_code == 429

@@ -1,14 +1,18 @@
-"""Sandbox keys: a synthetic answer, nothing stored, nothing sent upstream."""
+"""Sandbox keys: a synthetic answer, nothing stored (but an Idempotency-Key's record), nothing sent upstream."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
 import httpx
 import pytest
 
+from models.events import Event
+from models.messaging import Contact, Conversation, IdempotencyRecord, Message
 from tests.support.fake_channel import FakeChannel
+from tests.support.inbound import rows
 from tests.support.tenants import TenantFixture
 
 TO = "14155550100"
@@ -79,3 +83,61 @@ async def test_sandbox_send_normalizes_the_phone_like_live(
     assert response.status_code == 201, response.text
     assert response.json()["to_phone"] == "541123456789"
     assert channel.sends == []
+
+
+async def sandbox_post(
+    client: httpx.AsyncClient, tenant: TenantFixture, body: dict[str, Any], key: str
+) -> httpx.Response:
+    headers = {**tenant.headers(tenant.test_key), "Idempotency-Key": key}
+    return await client.post("/v1/messages", json=body, headers=headers)
+
+
+async def test_sandbox_honours_idempotency_key_like_live(
+    app_client: httpx.AsyncClient, tenant: TenantFixture, channel: FakeChannel, settings
+):
+    body = {"phone_number_id": tenant.phone_number_id, **SENDS[0][1]}
+    first = await sandbox_post(app_client, tenant, body, "s-1")
+    assert first.status_code == 201, first.text
+    assert "X-Idempotent-Replay" not in first.headers
+    replay = await sandbox_post(app_client, tenant, body, "s-1")
+    assert (replay.status_code, replay.headers["X-Idempotent-Replay"]) == (201, "true")
+    assert replay.json() == first.json()
+    other = await sandbox_post(app_client, tenant, {**body, "text": {"body": "changed"}}, "s-1")
+    assert other.status_code == 422, other.text
+    assert other.json()["code"] == "idempotency_key_reused"
+    # Nothing but the idempotency record is stored.
+    assert channel.sends == []
+    assert (await app_client.get("/v1/messages", headers=tenant.headers())).json()["total"] == 0
+    for model in (Message, Contact, Conversation, Event):
+        assert await rows(settings, model, model.tenant_id == tenant.id) == []
+    [record] = await rows(settings, IdempotencyRecord, IdempotencyRecord.key == "s-1")
+    assert (record.state, record.response_status) == ("completed", 201)
+
+
+async def test_a_sandbox_key_in_flight_is_409_and_runs_once(
+    app_client: httpx.AsyncClient, tenant: TenantFixture, channel: FakeChannel
+):
+    body = {"phone_number_id": tenant.phone_number_id, **SENDS[1][1]}
+    answers = await asyncio.gather(*(sandbox_post(app_client, tenant, body, "s-2") for _ in range(6)))
+    fresh = [a for a in answers if a.status_code == 201 and "X-Idempotent-Replay" not in a.headers]
+    assert len(fresh) == 1, [(a.status_code, a.text) for a in answers]
+    for answer in answers:
+        if answer.status_code == 409:
+            assert answer.json()["code"] == "request_in_progress"
+        else:
+            assert (answer.status_code, answer.json()) == (201, fresh[0].json())
+    assert any(a.status_code == 409 for a in answers), "the others arrived while the first was in flight"
+
+
+async def test_a_refused_sandbox_send_frees_its_key(
+    app_client: httpx.AsyncClient, tenant: TenantFixture, channel: FakeChannel
+):
+    path = f"/v1/customers/{tenant.customer_id}"
+    body = {"phone_number_id": tenant.phone_number_id, **SENDS[0][1]}
+    await app_client.patch(path, json={"sending_paused": True}, headers=tenant.headers())
+    refused = await sandbox_post(app_client, tenant, body, "s-3")
+    assert (refused.status_code, refused.json()["code"]) == (403, "customer_sending_disabled")
+    await app_client.patch(path, json={"sending_paused": False}, headers=tenant.headers())
+    accepted = await sandbox_post(app_client, tenant, body, "s-3")
+    assert accepted.status_code == 201, accepted.text
+    assert "X-Idempotent-Replay" not in accepted.headers

@@ -64,19 +64,19 @@ INVALID: list[tuple[str, dict[str, Any], str, str]] = [
     (
         "link-and-id",
         {"to": TO, "type": "image", "image": {"id": "1", "link": "https://example.com/a.jpg"}},
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "image",
     ),
     (
         "four-buttons",
         {"to": TO, "type": "interactive", "interactive": FOUR_BUTTONS},
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "interactive.action.buttons",
     ),
     (
         "eleven-rows",
         {"to": TO, "type": "interactive", "interactive": ELEVEN_ROWS},
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "interactive.action.sections",
     ),
     (
@@ -114,7 +114,7 @@ INVALID: list[tuple[str, dict[str, Any], str, str]] = [
     (
         "text-too-long",
         {"to": TO, "type": "text", "text": {"body": "x" * 4097}},
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "text.body",
     ),
     ("to-no-country-code", {"to": "0012345678", **TEXT}, "INVALID_PHONE_NUMBER", "to"),

@@ -64,24 +64,25 @@ async def test_sends_over_the_tier_are_queued_and_spread_over_seconds(
 async def test_a_queue_over_the_limit_answers_429(
     app_client: httpx.AsyncClient, tenant: TenantFixture, worker, channel: FakeChannel
 ):
+    """The spec refuses when *more than* the limit wait: with 2 allowed, a third still queues, a fourth not."""
     gate = channel.hold()
     try:
-        first, second = await send(app_client, tenant, 0), await send(app_client, tenant, 1)
-        assert (first.status_code, second.status_code) == (202, 202), (first.text, second.text)
-        assert {first.json()["status"], second.json()["status"]} == {"queued"}
-        refused = await send(app_client, tenant, 2, **{"Idempotency-Key": "over-the-queue"})
+        queued = [await send(app_client, tenant, n) for n in range(3)]
+        assert [q.status_code for q in queued] == [202, 202, 202], [q.text for q in queued]
+        assert {q.json()["status"] for q in queued} == {"queued"}
+        refused = await send(app_client, tenant, 3, **{"Idempotency-Key": "over-the-queue"})
         assert refused.status_code == 429, refused.text
         body = refused.json()
-        assert body["statusCode"] == 429
+        assert (body["statusCode"], body["code"]) == (429, "too_many_requests")
         assert body["retry_after_seconds"] >= 1
         assert refused.headers["Retry-After"] == str(body["retry_after_seconds"])
         listed = (await app_client.get("/v1/messages", headers=tenant.headers())).json()
-        assert {m["id"] for m in listed["data"]} == {first.json()["id"], second.json()["id"]}
+        assert {m["id"] for m in listed["data"]} == {q.json()["id"] for q in queued}
     finally:
         gate.set()
-    await wait_all_sent(app_client, tenant, 2)
-    accepted = await send(app_client, tenant, 2, **{"Idempotency-Key": "over-the-queue"})
+    await wait_all_sent(app_client, tenant, 3)
+    accepted = await send(app_client, tenant, 3, **{"Idempotency-Key": "over-the-queue"})
     assert accepted.status_code in (201, 202), accepted.text
     assert "X-Idempotent-Replay" not in accepted.headers
-    await wait_all_sent(app_client, tenant, 3)
-    assert len(channel.sends) == 3
+    await wait_all_sent(app_client, tenant, 4)
+    assert len(channel.sends) == 4

@@ -17,6 +17,7 @@ from domain.inbound import (
     PhoneNumberChange,
     SharedContactPhone,
     StatusUpdate,
+    TemplateUpdate,
     UsernameUpdate,
     parse_envelope,
 )
@@ -466,7 +467,22 @@ EXPECTED: dict[str, list[tuple[type, dict[str, Any]]]] = {
         )
     ],
     "smb_app_state_sync": [],
-    "message_template_status_update": [],
+    "message_template_status_update": [
+        (
+            TemplateUpdate,
+            {
+                "phone_number_id": None,
+                "change_field": "message_template_status_update",
+                "template_id": "1689556908129832",
+                "name": "order_confirmation",
+                "language": "en_US",
+                "event": "APPROVED",
+                "reason": "NONE",
+                "category": "UTILITY",
+                "occurred_at": at(1751247548),
+            },
+        )
+    ],
     "batch": [
         msg(
             "wamid.batch01",
@@ -483,6 +499,10 @@ EXPECTED: dict[str, list[tuple[type, dict[str, Any]]]] = {
             content="second",
             contact_user_id=None,
             contact_parent_user_id=None,
+        ),
+        (
+            TemplateUpdate,
+            {"phone_number_id": None, "template_id": "1", "event": "PAUSED", "name": None},
         ),
         (StatusUpdate, {"wa_message_id": "wamid.out01", "status": "delivered"}),
         (StatusUpdate, {"wa_message_id": "wamid.out01", "status": "read"}),
@@ -514,7 +534,7 @@ def test_fixture_parses_into_expected_items(name: str) -> None:
     assert [type(item) for item in items] == [cls for cls, _ in expected]
     for item, (_, fields) in zip(items, expected, strict=True):
         identity = {"waba_id": WABA_ID, "phone_number_id": PHONE_NUMBER_ID}
-        if isinstance(item, UsernameUpdate):
+        if isinstance(item, UsernameUpdate | TemplateUpdate):
             identity = {"waba_id": WABA_ID}
         for key, value in {**identity, **fields}.items():
             assert getattr(item, key) == value, f"{name}: {key}"

@@ -78,25 +78,25 @@ TEMPLATE_INVALID: list[tuple[str, dict[str, Any], str, str]] = [
     (
         "component unknown type",
         {**BASE, "components": [{"type": "footer"}]},
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "template.components[0].type",
     ),
     (
         "components not array",
         {**BASE, "components": {"type": "body"}},
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "template.components",
     ),
     (
         "parameters not array",
         {**BASE, "components": [{"type": "body", "parameters": "a"}]},
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "template.components[0].parameters",
     ),
     (
         "param unknown type",
         {**BASE, "components": [{"type": "body", "parameters": [{"type": "emoji"}]}]},
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "template.components[0].parameters[0].type",
     ),
     (
@@ -133,7 +133,7 @@ TEMPLATE_INVALID: list[tuple[str, dict[str, Any], str, str]] = [
                 }
             ],
         },
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "template.components[0].parameters[0].image",
     ),
     (
@@ -145,7 +145,7 @@ TEMPLATE_INVALID: list[tuple[str, dict[str, Any], str, str]] = [
     (
         "button bad sub_type",
         {**BASE, "components": [{"type": "button", "sub_type": "link", "index": "0"}]},
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "template.components[0].sub_type",
     ),
     (
@@ -157,25 +157,25 @@ TEMPLATE_INVALID: list[tuple[str, dict[str, Any], str, str]] = [
     (
         "button index out of range",
         {**BASE, "components": [{"type": "button", "sub_type": "url", "index": "10"}]},
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "template.components[0].index",
     ),
     (
         "named and body component",
         {**BASE, "body_named_params": {"a": "1"}, "components": [{"type": "body", "parameters": []}]},
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "template.body_named_params",
     ),
     (
         "named key not snake",
         {**BASE, "body_named_params": {"FirstName": "A"}},
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "template.body_named_params.FirstName",
     ),
     (
         "named value empty",
         {**BASE, "body_named_params": {"a": ""}},
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "template.body_named_params.a",
     ),
     (
@@ -187,7 +187,7 @@ TEMPLATE_INVALID: list[tuple[str, dict[str, Any], str, str]] = [
     (
         "header two names",
         {**BASE, "header_named_param": {"a": "1", "b": "2"}},
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "template.header_named_param",
     ),
     (
@@ -204,7 +204,7 @@ TEMPLATE_INVALID: list[tuple[str, dict[str, Any], str, str]] = [
                 }
             ],
         },
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "template.components",
     ),
     (
@@ -215,7 +215,7 @@ TEMPLATE_INVALID: list[tuple[str, dict[str, Any], str, str]] = [
                 {"type": "body", "parameters": [{"type": "text", "parameter_name": "A b", "text": "1"}]}
             ],
         },
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "template.components[0].parameters[0].parameter_name",
     ),
 ]

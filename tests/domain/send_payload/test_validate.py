@@ -125,7 +125,7 @@ def without(body: dict[str, Any], key: str) -> dict[str, Any]:
 
 INVALID: list[tuple[str, Any, str, str | None]] = [
     # (case id, body, code, details.field)
-    ("body not object", ["x"], "INVALID_PARAMETER", None),
+    ("body not object", ["x"], "VALIDATION_FAILED", None),
     (
         "no phone_number_id",
         without(send("text", {"body": "x"}), "phone_number_id"),
@@ -152,13 +152,13 @@ INVALID: list[tuple[str, Any, str, str | None]] = [
     ("unknown type", send("poll", {"q": 1}), "INVALID_MESSAGE_TYPE", "type"),
     ("upper-case type", send("TEXT", {"body": "x"}), "INVALID_MESSAGE_TYPE", "type"),
     ("text object missing", send("text", None), "MISSING_REQUIRED_FIELD", "text.body"),
-    ("text as string", send("text", "hello"), "INVALID_PARAMETER", "text"),
+    ("text as string", send("text", "hello"), "VALIDATION_FAILED", "text"),
     ("text body empty", send("text", {"body": ""}), "MISSING_REQUIRED_FIELD", "text.body"),
-    ("text body too long", send("text", {"body": "x" * 4097}), "INVALID_PARAMETER", "text.body"),
+    ("text body too long", send("text", {"body": "x" * 4097}), "VALIDATION_FAILED", "text.body"),
     (
         "preview_url not bool",
         send("text", {"body": "x", "preview_url": "yes"}),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "text.preview_url",
     ),
     (
@@ -172,27 +172,27 @@ INVALID: list[tuple[str, Any, str, str | None]] = [
     (
         "image both link and id",
         send("image", {"link": "https://e.com/a.jpg", "id": "1"}),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "image",
     ),
-    ("image link not http", send("image", {"link": "ftp://e.com/a.jpg"}), "INVALID_PARAMETER", "image.link"),
-    ("audio with caption", send("audio", {"id": "1", "caption": "c"}), "INVALID_PARAMETER", "audio.caption"),
+    ("image link not http", send("image", {"link": "ftp://e.com/a.jpg"}), "VALIDATION_FAILED", "image.link"),
+    ("audio with caption", send("audio", {"id": "1", "caption": "c"}), "VALIDATION_FAILED", "audio.caption"),
     (
         "sticker with caption",
         send("sticker", {"link": "https://e.com/s.webp", "caption": "c"}),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "sticker.caption",
     ),
     (
         "image with filename",
         send("image", {"id": "1", "filename": "a.jpg"}),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "image.filename",
     ),
     (
         "caption too long",
         send("video", {"id": "1", "caption": "c" * 1025}),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "video.caption",
     ),
     ("sticker neither", send("sticker", {}), "MISSING_REQUIRED_FIELD", "sticker.link"),
@@ -213,37 +213,37 @@ INVALID: list[tuple[str, Any, str, str | None]] = [
     (
         "latitude string",
         send("location", {"latitude": "1.5", "longitude": 2}),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "location.latitude",
     ),
     (
         "latitude bool",
         send("location", {"latitude": True, "longitude": 2}),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "location.latitude",
     ),
     (
         "latitude out of range",
         send("location", {"latitude": 90.5, "longitude": 2}),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "location.latitude",
     ),
     (
         "longitude out of range",
         send("location", {"latitude": 1, "longitude": -180.01}),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "location.longitude",
     ),
     (
         "location name not string",
         send("location", {"latitude": 1, "longitude": 2, "name": 3}),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "location.name",
     ),
     ("contacts missing", send("contacts", None), "MISSING_REQUIRED_FIELD", "contacts"),
     ("contacts empty", send("contacts", []), "MISSING_REQUIRED_FIELD", "contacts"),
-    ("contacts object", send("contacts", {"name": {}}), "INVALID_PARAMETER", "contacts"),
-    ("contact not object", send("contacts", ["Ana"]), "INVALID_PARAMETER", "contacts[0]"),
+    ("contacts object", send("contacts", {"name": {}}), "VALIDATION_FAILED", "contacts"),
+    ("contact not object", send("contacts", ["Ana"]), "VALIDATION_FAILED", "contacts[0]"),
     ("contact no name", send("contacts", [{"phones": []}]), "MISSING_REQUIRED_FIELD", "contacts[0].name"),
     (
         "contact no formatted_name",
@@ -254,7 +254,7 @@ INVALID: list[tuple[str, Any, str, str | None]] = [
     (
         "contact phones not array",
         send("contacts", [{"name": {"formatted_name": "A"}, "phones": "1"}]),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "contacts[0].phones",
     ),
     (
@@ -279,13 +279,13 @@ INVALID: list[tuple[str, Any, str, str | None]] = [
     (
         "reaction emoji not string",
         send("reaction", {"message_id": "wamid.X", "emoji": 1}),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "reaction.emoji",
     ),
     (
         "reaction emoji is text",
         send("reaction", {"message_id": "wamid.X", "emoji": "x" * 17}),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "reaction.emoji",
     ),
     ("interactive missing", send("interactive", None), "MISSING_REQUIRED_FIELD", "interactive.type"),
@@ -322,7 +322,7 @@ INVALID: list[tuple[str, Any, str, str | None]] = [
     (
         "four buttons",
         send("interactive", {"type": "button", "body": {"text": "t"}, "action": {"buttons": buttons(4)}}),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "interactive.action.buttons",
     ),
     (
@@ -335,7 +335,7 @@ INVALID: list[tuple[str, Any, str, str | None]] = [
                 "action": {"buttons": [{"type": "url", "reply": {"id": "a", "title": "b"}}]},
             },
         ),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "interactive.action.buttons[0].type",
     ),
     (
@@ -383,7 +383,7 @@ INVALID: list[tuple[str, Any, str, str | None]] = [
                 "action": {"buttons": [{"type": "reply", "reply": {"id": "a", "title": "x" * 21}}]},
             },
         ),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "interactive.action.buttons[0].reply.title",
     ),
     (
@@ -392,7 +392,7 @@ INVALID: list[tuple[str, Any, str, str | None]] = [
             "interactive",
             {"type": "button", "body": {"text": "t"}, "action": {"buttons": [buttons(1)[0], buttons(1)[0]]}},
         ),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "interactive.action.buttons[1].reply.id",
     ),
     (
@@ -412,7 +412,7 @@ INVALID: list[tuple[str, Any, str, str | None]] = [
     (
         "list eleven rows",
         send("interactive", list_obj(rows(5), rows(6, "s"))),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "interactive.action.sections",
     ),
     (
@@ -478,19 +478,19 @@ INVALID: list[tuple[str, Any, str, str | None]] = [
                 },
             },
         ),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "interactive.action.sections[0].rows[0].description",
     ),
     (
         "list duplicate row ids",
         send("interactive", list_obj(rows(2), rows(2))),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "interactive.action.sections[1].rows[0].id",
     ),
     (
         "list image header",
         send("interactive", {**list_obj(rows(1)), "header": {"type": "image"}}),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "interactive.header.type",
     ),
     (
@@ -499,7 +499,7 @@ INVALID: list[tuple[str, Any, str, str | None]] = [
             "interactive",
             {"type": "location_request_message", "body": {"text": "t"}, "action": {"name": "send"}},
         ),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "interactive.action.name",
     ),
     (
@@ -514,7 +514,7 @@ INVALID: list[tuple[str, Any, str, str | None]] = [
             "interactive",
             {"type": "request_contact_info", "body": {"text": "t"}, "action": {"name": "send_location"}},
         ),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "interactive.action.name",
     ),
     (
@@ -528,7 +528,7 @@ INVALID: list[tuple[str, Any, str, str | None]] = [
                 "action": {"name": "request_contact_info"},
             },
         ),
-        "INVALID_PARAMETER",
+        "VALIDATION_FAILED",
         "interactive.header",
     ),
     ("template missing", send("template", None), "MISSING_REQUIRED_FIELD", "template.name"),
