@@ -32,7 +32,7 @@ dev: $(STAMP)
 	$(BIN)/switchboard dev
 
 test: $(STAMP) $(CHROMIUM)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

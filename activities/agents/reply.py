@@ -71,6 +71,7 @@ class AgentReplyActivities:
                 ctx=SendContext(
                     source=SOURCE_AGENT, conversation_id=conversation.id, message_id=run.reply_message_id
                 ),
+                temporal=self._deps.temporal,
             )
         except ServiceError as error:
             return ReplyResult(error=f"the reply was refused: {error.code or error.status_code}: {error}")

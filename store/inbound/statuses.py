@@ -69,7 +69,8 @@ async def apply_status(session: AsyncSession, item: StatusUpdate, biz: Business)
     contact = await session.get(Contact, message.contact_id) if message.contact_id else None
     facts = message_facts(
         message,
-        recipient_user_id=item.recipient_user_id,
+        # A send addressed by BSUID keeps naming its recipient even when the status omits it.
+        recipient_user_id=item.recipient_user_id or message.recipient_bsuid,
         recipient_parent_user_id=item.recipient_parent_user_id,
         # The upstream's number goes in errors[].code, beside the spec code the row now holds.
         **({"error_code": item.error_code} if transition.status == FAILED else {}),
