@@ -12,10 +12,32 @@ import base64
 import binascii
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_SQLITE_URL = "sqlite+aiosqlite:///.switchboard/switchboard.db"
+
+# The forms people paste, and the async driver each one means here.
+_ASYNC_DRIVERS = {
+    "postgres": "postgresql+psycopg",
+    "postgresql": "postgresql+psycopg",
+    "sqlite": "sqlite+aiosqlite",
+}
+
+
+def async_database_url(url: str) -> str:
+    """``postgres://``, ``postgresql://`` and ``sqlite:///`` URLs with the async driver picked.
+
+    A URL that already names a driver (``postgresql+psycopg://``, ``sqlite+aiosqlite://``)
+    is kept as it is.
+    """
+    url = url.strip()
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    driver = _ASYNC_DRIVERS.get(scheme.lower())
+    return f"{driver}://{rest}" if driver else url
+
 
 # Values that must never be used outside development. A production start with
 # any of them (or with none) is refused.
@@ -106,6 +128,11 @@ class Settings(BaseSettings):
     webhook_sweep_min_age_seconds: float | None = Field(default=None, ge=0)
     simulator_webhook_url: str = "http://127.0.0.1:8000/channel/webhook"
     log_level: str = "INFO"
+
+    @field_validator("database_url")
+    @classmethod
+    def _async_driver(cls, value: str) -> str:
+        return async_database_url(value)
 
     @model_validator(mode="after")
     def _refuse_insecure_production(self) -> Settings:

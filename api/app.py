@@ -16,6 +16,7 @@ from fastapi import FastAPI
 from activities.llm.rate_cards import load_rate_cards
 from api.errors import install_error_handlers
 from api.middleware import EdgeMiddleware
+from api.openapi import install_openapi
 from api.principal import ApiKeyCache
 from api.rate_limiter import RateLimiter
 from api.routers import all_routers
@@ -61,4 +62,5 @@ def create_app(settings: Settings) -> FastAPI:
     app.add_middleware(EdgeMiddleware)
     for router in all_routers():
         app.include_router(router)
+    install_openapi(app)
     return app

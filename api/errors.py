@@ -15,7 +15,9 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match, Route
 
+from api.routing import flat_routes
 from domain.error_body import error_body
 from domain.errors import ServiceError
 
@@ -65,27 +67,49 @@ def validation_error_response(exc: RequestValidationError) -> JSONResponse:
     )
 
 
+def allowed_methods(request: Request) -> str:
+    """The methods every route of this path accepts, for the ``Allow`` header of a 405.
+
+    Starlette's own 405 names only the first route that matched the path, while
+    this API often has one route per method on the same path.
+    """
+    methods: set[str] = set()
+    for route in flat_routes(request.app.router.routes):
+        if not isinstance(route, Route) or not route.methods:
+            continue
+        match, _ = route.matches({**request.scope, "method": "GET"})
+        if match is not Match.NONE:
+            methods |= set(route.methods)
+    if "GET" in methods:
+        methods.add("HEAD")
+    return ", ".join(sorted(methods))
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Register the handlers that give every error the spec's body."""
 
-    async def on_service_error(_: Request, exc: Exception) -> JSONResponse:
+    async def on_service_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, ServiceError)
+        if exc.status_code == 405 and "Allow" not in exc.headers:
+            exc.headers["Allow"] = allowed_methods(request)
         return service_error_response(exc)
 
     async def on_validation(_: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
         return validation_error_response(exc)
 
-    async def on_http(_: Request, exc: Exception) -> JSONResponse:
+    async def on_http(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, StarletteHTTPException)
         status = exc.status_code
+        headers = dict(exc.headers or {})
         if status == 404:
             message = "no such route" if exc.detail in (None, "Not Found") else str(exc.detail)
         elif status == 405:
             message = "method not allowed on this route"
+            headers["Allow"] = allowed_methods(request)
         else:
             message = str(exc.detail)
-        return JSONResponse(error_body(status, message), status_code=status, headers=exc.headers)
+        return JSONResponse(error_body(status, message), status_code=status, headers=headers or None)
 
     app.add_exception_handler(ServiceError, on_service_error)
     app.add_exception_handler(RequestValidationError, on_validation)

@@ -30,10 +30,16 @@ class PageParams(BaseModel):
 
 
 def page_params(
-    page: Annotated[int, Query(description="1-based page number")] = 1,
-    per_page: Annotated[int, Query(description="items per page, at most 100")] = 20,
+    page: Annotated[int, Query(ge=1, le=MAX_PAGE, description="1-based page number")] = 1,
+    per_page: Annotated[int, Query(ge=1, le=MAX_PER_PAGE, description="items per page, at most 100")] = 20,
 ) -> PageParams:
-    """page >= 1 and 1 <= per_page <= 100, else 400."""
+    """1 <= page <= 10,000 and 1 <= per_page <= 100, else 400.
+
+    The bounds are declared on the query parameters so the OpenAPI document shows
+    them; a violation is a RequestValidationError, which the error handlers
+    answer with the spec's 400 (VALIDATION_FAILED, details.field). The checks
+    below keep that true for a direct call of this function too.
+    """
     if page < 1 or page > MAX_PAGE:
         raise ValidationFailed(
             f"page must be between 1 and {MAX_PAGE}",

@@ -7,11 +7,12 @@ Routes that take multipart forms (media upload) are exempt.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from typing import Any
 
 from fastapi import Request, Response, params
 from fastapi.routing import APIRoute
+from starlette.routing import BaseRoute
 
 from domain.errors import UnsupportedMediaType
 
@@ -47,3 +48,13 @@ class JsonRoute(APIRoute):
             return await handler(request)
 
         return json_only
+
+
+def flat_routes(routes: Sequence[BaseRoute]) -> Iterator[BaseRoute]:
+    """Every route, descending into included routers (newer FastAPI keeps them nested)."""
+    for route in routes:
+        nested = getattr(route, "original_router", None)
+        if nested is not None:
+            yield from flat_routes(nested.routes)
+        else:
+            yield route

@@ -139,3 +139,21 @@ def test_admin_command_errors_exit_non_zero(database_url):
     )
     assert result.returncode == 1
     assert "tenant ten_missing not found" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("pasted", "used"),
+    [
+        ("postgresql://u:p@db:5432/sb", "postgresql+psycopg://u:p@db:5432/sb"),
+        ("postgres://u:p@db/sb?sslmode=require", "postgresql+psycopg://u:p@db/sb?sslmode=require"),
+        ("postgresql+psycopg://u:p@db/sb", "postgresql+psycopg://u:p@db/sb"),
+        ("sqlite:////var/lib/sb.db", "sqlite+aiosqlite:////var/lib/sb.db"),
+        ("sqlite:///relative.db", "sqlite+aiosqlite:///relative.db"),
+        ("sqlite+aiosqlite:///x.db", "sqlite+aiosqlite:///x.db"),
+        (" postgres://db/sb ", "postgresql+psycopg://db/sb"),
+    ],
+)
+def test_database_url_accepts_pasted_forms(pasted, used):
+    from settings import Settings
+
+    assert Settings(database_url=pasted).database_url == used

@@ -30,8 +30,51 @@ async def test_unknown_route_is_404_body(app_client: httpx.AsyncClient):
 
 
 async def test_wrong_method_is_405_body(app_client: httpx.AsyncClient, tenant: TenantFixture):
-    body = assert_error_body(await app_client.put("/v1/phone-numbers", headers=tenant.headers()), 405)
+    response = await app_client.put("/v1/phone-numbers", headers=tenant.headers())
+    body = assert_error_body(response, 405)
     assert body["error"] == "Method Not Allowed"
+    assert response.headers["Allow"] == "GET, HEAD"
+
+
+async def test_405_allow_names_every_method_of_the_path(app_client: httpx.AsyncClient, tenant: TenantFixture):
+    """/v1/messages has one route per method; Allow lists them all, not just the first match."""
+    response = await app_client.put("/v1/messages", headers=tenant.headers())
+    assert_error_body(response, 405)
+    assert response.headers["Allow"] == "GET, HEAD, POST"
+    response = await app_client.put("/v1/agent-versions/av_x", headers=tenant.headers())
+    assert_error_body(response, 405)
+    assert set(response.headers["Allow"].split(", ")) == {"DELETE", "GET", "HEAD", "PATCH"}
+
+
+async def test_openapi_documents_errors_limits_and_security(app_client: httpx.AsyncClient):
+    doc = (await app_client.get("/openapi.json")).json()
+    assert "HTTPValidationError" not in doc["components"]["schemas"]
+    assert doc["components"]["schemas"]["Error"]["required"] == ["statusCode", "message", "error"]
+    assert doc["components"]["securitySchemes"]["ApiKey"]["name"] == "X-API-Key"
+    listing = doc["paths"]["/v1/phone-numbers"]["get"]
+    assert listing["security"] == [{"ApiKey": []}]
+    params = {p["name"]: p["schema"] for p in listing["parameters"]}
+    assert (params["page"]["minimum"], params["page"]["maximum"]) == (1, 10_000)
+    assert (params["per_page"]["minimum"], params["per_page"]["maximum"]) == (1, 100)
+    assert {"400", "401", "429", "500"} <= set(listing["responses"])
+    assert "422" not in listing["responses"]
+    assert listing["responses"]["429"]["headers"]["Retry-After"]["required"] is True
+    assert "X-RateLimit-Remaining" in listing["responses"]["200"]["headers"]
+    send = doc["paths"]["/v1/messages"]["post"]
+    assert {"text", "template", "image"} <= set(
+        send["requestBody"]["content"]["application/json"]["examples"]
+    )
+    assert {"403", "404", "409", "413", "415", "422", "429", "503"} <= set(send["responses"])
+    assert {"Idempotency-Key"} == {p["name"] for p in send["parameters"]}
+    admin = doc["paths"]["/v1/admin/agent-bindings/{binding_id}/secrets"]["post"]
+    assert admin["security"] == [{"ApiKey": [], "AdminKey": []}]
+
+
+async def test_page_out_of_range_is_400(app_client: httpx.AsyncClient, tenant: TenantFixture):
+    body = assert_error_body(
+        await app_client.get("/v1/phone-numbers?page=10001", headers=tenant.headers()), 400
+    )
+    assert body["details"]["field"] == "page"
 
 
 async def test_non_json_body_is_415(app_client: httpx.AsyncClient):
