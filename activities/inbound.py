@@ -28,7 +28,8 @@ from temporalio.service import RPCError
 from activities.agents.signal import signal_turn
 from activities.agents.timers import wake_timers_or_log
 from activities.deps import ActivityDeps
-from activities.dispatch import dispatch_events
+from activities.webhooks.config import config_from_settings
+from activities.webhooks.dispatching import RecordedPlan, plan_recorded, start_planned
 from domain.inbound import InboundItem, InvalidWebhookEnvelope, item_from_dict, item_to_dict, parse_envelope
 from models.base import utcnow
 from models.inbound import InboundItemsInput, InboundPayload, InboundSummary
@@ -94,29 +95,27 @@ class InboundActivities:
         # SQLite has one writer and its busy handler polls with sleeps: queueing this worker's
         # item transactions in the event loop instead is fairer and much faster under load.
         self._write_turn = asyncio.Lock() if deps.settings.is_sqlite else contextlib.nullcontext()
+        self._webhooks = config_from_settings(deps.settings)
 
     async def _apply_one(
         self, item: InboundItem, *, payload_id: str, then: Finish | None = None
     ) -> store.ItemOutcome:
+        plan = RecordedPlan()
         for attempt in range(1, LOCAL_ATTEMPTS + 1):
             try:
                 async with self._write_turn, unit_of_work(self._deps.sessions) as session:
                     outcome = await store.apply_item(session, item, payload_id=payload_id, now=utcnow())
                     if then is not None:
                         await then(session)
+                    # The item's deliveries commit with it: no DispatchEvent hop (the outbox still covers a crash).
+                    plan = await plan_recorded(session, outcome.event_ids)
                 break
             except (IntegrityError, OperationalError):
                 # A concurrent writer won a race on a unique key or a lock; a fresh transaction sees its row.
                 if attempt == LOCAL_ATTEMPTS:
                     raise
                 await asyncio.sleep(0.02 * attempt)
-        if outcome.event_ids:
-            await dispatch_events(
-                self._deps.temporal,
-                task_queue=self._deps.settings.temporal_task_queue,
-                event_ids=outcome.event_ids,
-                sessions=self._deps.sessions,
-            )
+        await start_planned(self._deps, self._webhooks, plan, write_turn=self._write_turn)
         if outcome.turns:
             await self._signal_turns(outcome.turns)
         for tenant_id, thread_id in outcome.woken:
@@ -161,7 +160,8 @@ class InboundActivities:
             last = index == len(items) - 1
             outcome = await self._apply_one(item, payload_id=payload_id, then=then if last else None)
             _tally(summary, outcome, item)
-            activity.heartbeat(index)
+            if not activity.info().is_local:
+                activity.heartbeat(index)
         if not items and then is not None:
             async with unit_of_work(self._deps.sessions) as session:
                 await then(session)

@@ -10,11 +10,13 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from sqlmodel import select
 from temporalio import activity
 
 from activities.agents.timers import wake_timers_or_log
 from activities.deps import ActivityDeps
-from activities.dispatch import dispatch_events
+from activities.webhooks.config import config_from_settings
+from activities.webhooks.dispatching import RecordedPlan, plan_recorded, start_planned
 from domain.error_body import error_body
 from domain.events import MESSAGE_FAILED, MESSAGE_SENT, message_event
 from models.base import utcnow
@@ -58,15 +60,27 @@ class SendRecordActivities:
 
     def __init__(self, deps: ActivityDeps) -> None:
         self._deps = deps
+        self._webhooks = config_from_settings(deps.settings)
 
     @activity.defn(name="record_send_outcome")
     async def record_outcome(self, outcome: SendOutcome) -> SendResult:
         """Mark the message sent or failed, store or release its idempotency key, raise its event."""
         event_ids: list[str] = []
+        plan = RecordedPlan()
         async with unit_of_work(self._deps.sessions) as session:
-            message = await session.get(Message, outcome.message_id, populate_existing=True)
-            if message is None:
+            # One round trip for the message, its conversation and contact.
+            row = (
+                await session.execute(
+                    select(Message, Conversation, Contact)
+                    .outerjoin(Conversation, Conversation.id == Message.conversation_id)  # type: ignore[arg-type]
+                    .outerjoin(Contact, Contact.id == Conversation.contact_id)  # type: ignore[arg-type]
+                    .where(Message.id == outcome.message_id)  # type: ignore[arg-type]
+                    .execution_options(populate_existing=True)
+                )
+            ).first()
+            if row is None:
                 raise RuntimeError(f"message {outcome.message_id} vanished")
+            message, conversation, contact = row
             if message.status != QUEUED:
                 return _result(message, outcome)
             now = utcnow()
@@ -82,12 +96,6 @@ class SendRecordActivities:
             message.status_updated_at = now
             await session.flush()
             result = _result(message, outcome)
-            conversation = (
-                await session.get(Conversation, message.conversation_id) if message.conversation_id else None
-            )
-            contact = (
-                await session.get(Contact, conversation.contact_id) if conversation is not None else None
-            )
             human_thread = None
             if outcome.failure is None and message.source in HUMAN_SOURCES:
                 # A person wrote in this conversation: the agent steps back (human-intervention scan).
@@ -139,9 +147,9 @@ class SendRecordActivities:
                     await idempotency.release(
                         session, tenant_id=message.tenant_id, key=outcome.idempotency_key
                     )
-        await dispatch_events(
-            self._deps.temporal, task_queue=self._deps.settings.temporal_task_queue, event_ids=event_ids
-        )
+            # The deliveries commit with the outcome: no DispatchEvent hop (the outbox still covers a crash).
+            plan = await plan_recorded(session, event_ids)
+        await start_planned(self._deps, self._webhooks, plan)
         if human_thread is not None:
             await wake_timers_or_log(
                 self._deps.temporal,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import os
 import shutil
 import statistics
@@ -89,6 +90,38 @@ def ratio_line(measured: Figures, baseline: Figures) -> str:
     )
 
 
+RESULTS_PATH = Path(__file__).resolve().parent / "results.json"
+
+
+def goal_line(
+    label: str, value: float, *, at_least: float | None = None, at_most: float | None = None
+) -> str:
+    """A ratio beside its goal (issue: sends and inbound as close to Temporal's ceiling as the design allows)."""
+    met = (at_least is None or value >= at_least) and (at_most is None or value <= at_most)
+    goal = f">= {at_least}" if at_least is not None else f"<= {at_most}"
+    return f"  {label:<58} {value:6.2f}x   goal {goal:<7} {'met' if met else 'NOT met'}"
+
+
+def record_results(section: str, figures: dict[str, Any]) -> None:
+    """Merge one benchmark's figures into bench/results.json (one key per benchmark script)."""
+    try:
+        current = json.loads(RESULTS_PATH.read_text())
+    except (FileNotFoundError, ValueError):
+        current = {}
+    current[section] = figures
+    RESULTS_PATH.write_text(json.dumps(current, indent=2, sort_keys=True) + "\n")
+
+
+def figures_dict(figures: Figures) -> dict[str, float]:
+    """The figures of one load, for results.json."""
+    return {
+        "count": figures.count,
+        "per_second": round(figures.per_second, 2),
+        "p50_ms": round(figures.percentile(50), 2),
+        "p99_ms": round(figures.percentile(99), 2),
+    }
+
+
 @asynccontextmanager
 async def temporal_dev_server() -> AsyncIterator[WorkflowEnvironment]:
     path = shutil.which("temporal") or str(Path(sys.executable).parent / "temporal")
@@ -134,6 +167,9 @@ def fresh_sqlite_url() -> str:
 
 __all__ = [
     "Figures",
+    "figures_dict",
+    "goal_line",
+    "record_results",
     "bench_settings",
     "fresh_sqlite_url",
     "load",

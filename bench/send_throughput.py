@@ -17,7 +17,17 @@ import logging
 import httpx
 from baseline_workflow import OneActivity, noop
 from fastapi import FastAPI
-from harness import bench_settings, fresh_sqlite_url, load, ratio_line, serve_app, temporal_dev_server
+from harness import (
+    bench_settings,
+    figures_dict,
+    fresh_sqlite_url,
+    goal_line,
+    load,
+    ratio_line,
+    record_results,
+    serve_app,
+    temporal_dev_server,
+)
 from temporalio.worker import Worker
 
 
@@ -142,6 +152,22 @@ async def main(args: argparse.Namespace) -> None:
         print("  " + figures.line())
     print(ratio_line(sandbox_figures, bare_figures))
     print(ratio_line(live_figures, workflow_figures))
+    throughput = live_figures.per_second / max(workflow_figures.per_second, 1e-9)
+    latency = live_figures.percentile(50) / max(workflow_figures.percentile(50), 1e-9)
+    print(goal_line("live sends: throughput / bare workflow's", throughput, at_least=0.8))
+    print(goal_line("live sends: p50 / bare workflow's", latency, at_most=1.5))
+    record_results(
+        "send_throughput",
+        {
+            "sandbox": figures_dict(sandbox_figures),
+            "bare_fastapi": figures_dict(bare_figures),
+            "live": figures_dict(live_figures),
+            "bare_workflow": figures_dict(workflow_figures),
+            "live_throughput_ratio": round(throughput, 3),
+            "live_p50_ratio": round(latency, 3),
+            "goals": {"live_throughput_ratio": ">= 0.8", "live_p50_ratio": "<= 1.5"},
+        },
+    )
 
 
 if __name__ == "__main__":

@@ -25,10 +25,14 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+# The caps are stored as NUMERIC(12, 4): at most 8 digits before the point and 4 after.
+MAX_CAP_USD = Decimal("99999999.9999")
+
+
 class Caps(BaseModel):
-    cost_cap_thread_usd: Decimal | None = Field(default=None, ge=0)
-    cost_cap_day_usd: Decimal | None = Field(default=None, ge=0)
-    cost_cap_month_usd: Decimal | None = Field(default=None, ge=0)
+    cost_cap_thread_usd: Decimal | None = Field(default=None, ge=0, le=MAX_CAP_USD, decimal_places=4)
+    cost_cap_day_usd: Decimal | None = Field(default=None, ge=0, le=MAX_CAP_USD, decimal_places=4)
+    cost_cap_month_usd: Decimal | None = Field(default=None, ge=0, le=MAX_CAP_USD, decimal_places=4)
 
 
 class AgentSettings(BaseModel):

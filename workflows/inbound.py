@@ -2,7 +2,8 @@
 
 Started by POST /channel/webhook (or the raw-envelope sweeper) with the id
 ``inbound-<sha256 of the body>``, so the same payload delivered twice is one
-run. One activity applies every item; statuses whose outbound message is not
+run. One local activity applies every item (short idempotent database writes:
+no task-queue round trip); statuses whose outbound message is not
 stored yet (the send path commits the wamid right after the upstream accepts,
 and a fast status webhook can beat that commit) are retried on durable timers
 for about 30 s, then logged and dropped.
@@ -12,11 +13,15 @@ from __future__ import annotations
 
 from temporalio import workflow
 
-from workflows.policies import INBOUND_APPLY, INBOUND_DEFERRED_STATUS_DELAYS
+from workflows.policies import INBOUND_APPLY, INBOUND_DEFERRED_STATUS_DELAYS, INBOUND_LOCAL
 
 with workflow.unsafe.imports_passed_through():
     from activities.inbound import InboundActivities
     from models.inbound import InboundItemsInput, InboundPayload, InboundSummary
+
+
+# Runs started before the payload was applied as a local activity replay with the regular one.
+LOCAL_APPLY = "inbound-local-apply"
 
 
 def _add(total: InboundSummary, round_: InboundSummary) -> None:
@@ -30,9 +35,14 @@ class ProcessInboundWorkflow:
 
     @workflow.run
     async def run(self, payload: InboundPayload) -> InboundSummary:
-        summary = await workflow.execute_activity_method(
-            InboundActivities.process_inbound_payload, payload, **INBOUND_APPLY
-        )
+        if workflow.patched(LOCAL_APPLY):
+            summary = await workflow.execute_local_activity_method(
+                InboundActivities.process_inbound_payload, payload, **INBOUND_LOCAL
+            )
+        else:
+            summary = await workflow.execute_activity_method(
+                InboundActivities.process_inbound_payload, payload, **INBOUND_APPLY
+            )
         pending = summary.deferred
         for delay in INBOUND_DEFERRED_STATUS_DELAYS:
             if not pending:

@@ -77,6 +77,15 @@ INBOUND_APPLY = {
         initial_interval=timedelta(seconds=1), backoff_coefficient=2.0, maximum_interval=timedelta(minutes=1)
     ),
 }
+# The same work as a local activity (no task-queue round trip; Temporal still records the result, so
+# a replay never repeats it). No heartbeat: a worker that dies mid-payload loses its workflow task,
+# and the next worker runs the payload again, skipping the items the ledger already holds.
+INBOUND_LOCAL = {
+    "start_to_close_timeout": timedelta(minutes=10),
+    "retry_policy": RetryPolicy(
+        initial_interval=timedelta(seconds=1), backoff_coefficient=2.0, maximum_interval=timedelta(minutes=1)
+    ),
+}
 # A status can outrun the commit of its message's wamid by the send path; wait
 # this long between tries (about 30 s in all) before dropping it as unknown.
 INBOUND_DEFERRED_STATUS_DELAYS = (

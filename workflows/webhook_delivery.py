@@ -33,6 +33,10 @@ with workflow.unsafe.imports_passed_through():
     from domain.webhook_policy import next_retry_delay
 
 
+# Histories recorded before a successful attempt settled its own delivery still call finish_delivery.
+SETTLED_WITH_ATTEMPT = "delivery-settled-with-attempt"
+
+
 @workflow.defn(name=DELIVERY_WORKFLOW)
 class DeliverWebhookWorkflow:
     """Attempts one delivery until success, 410, exhaustion or the webhook's disabling."""
@@ -65,6 +69,8 @@ class DeliverWebhookWorkflow:
                     continue
                 outcome = DeliveryOutcome.FAILED
             break
+        if result.settled and workflow.patched(SETTLED_WITH_ATTEMPT):
+            return DeliveryReport(delivery_id=delivery_id, outcome=outcome, attempts=attempt)
         finished = await workflow.execute_activity_method(
             WebhookDeliveryActivities.finish_delivery,
             FinishInput(delivery_id=delivery_id, outcome=outcome, at=workflow.now()),

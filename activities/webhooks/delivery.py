@@ -66,10 +66,12 @@ class WebhookDeliveryActivities:
     async def attempt_delivery(self, request: AttemptInput) -> AttemptResult:
         """POST the envelope once and record the outcome (or return the one already recorded)."""
         async with unit_of_work(self._deps.sessions) as session:
-            recorded = await deliveries.recorded_attempt(session, request.delivery_id, request.attempt)
-            if recorded is not None:
-                return _result_of(recorded)
             context = await deliveries.load_delivery(session, request.delivery_id)
+            # record_attempt moves the delivery's count with the attempt row: a lower count means none yet.
+            if context is not None and context.delivery.attempts >= request.attempt:
+                recorded = await deliveries.recorded_attempt(session, request.delivery_id, request.attempt)
+                if recorded is not None:
+                    return _result_of(recorded)
         if (
             context is None
             or context.webhook is None
@@ -105,7 +107,11 @@ class WebhookDeliveryActivities:
                 success=success,
                 trigger=f"{request.delivery_id}:{request.attempt}",
             )
+            settled = success and await deliveries.settle_delivery(
+                session, request.delivery_id, status=DeliveryOutcome.SUCCEEDED, at=request.at
+            )
         return AttemptResult(
+            settled=settled,
             success=success,
             status_code=outcome.status_code,
             latency_ms=outcome.latency_ms,

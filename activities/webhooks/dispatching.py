@@ -5,16 +5,30 @@ id (``delivery-<delivery_id>``) rather than as children of DispatchEvent: they
 outlive the dispatcher by hours, and a start of an id that exists (running or
 finished) is refused, so a retried activity or a second dispatch starts
 nothing twice.
+
+Activities that record events themselves (inbound items, send outcomes) skip
+the DispatchEvent hop: ``plan_recorded`` creates the deliveries in the same
+transaction as the events, and ``start_planned`` starts their workflows after
+the commit and stamps the events dispatched. The outbox stays the safety net:
+an event whose deliveries did not all start is handed to DispatchEvent, and
+one a crash left unstamped is found by the sweeper.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import smtplib
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
+from typing import Any
 
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncSession
 from temporalio import activity
 from temporalio.common import WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
+from temporalio.service import RPCError
 
 from activities.deps import ActivityDeps
 from activities.dispatch import dispatch_events
@@ -34,6 +48,75 @@ from store.database import unit_of_work
 from store.webhooks import deliveries, notifications
 
 log = logging.getLogger("switchboard.webhooks")
+
+
+@dataclass
+class RecordedPlan:
+    """Events recorded but not yet dispatched, and the deliveries planned for them."""
+
+    event_ids: list[str] = field(default_factory=list)
+    deliveries: list[DeliveryRef] = field(default_factory=list)
+
+
+async def plan_recorded(session: AsyncSession, event_ids: list[str]) -> RecordedPlan:
+    """Create the deliveries of events just recorded in this transaction (those still undispatched)."""
+    plan = RecordedPlan()
+    for event, webhook_ids in await deliveries.plan_recorded_deliveries(session, event_ids):
+        plan.event_ids.append(event.id)
+        plan.deliveries += [
+            DeliveryRef(
+                delivery_id=deliveries.delivery_id_for(event.id, webhook_id),
+                webhook_id=webhook_id,
+                event_id=event.id,
+                event_kind=event.kind,
+            )
+            for webhook_id in sorted(webhook_ids, key=lambda w: deliveries.delivery_id_for(event.id, w))
+        ]
+    return plan
+
+
+async def start_planned(
+    deps: ActivityDeps,
+    config: WebhookConfig,
+    plan: RecordedPlan,
+    *,
+    write_turn: AbstractAsyncContextManager[Any] | None = None,
+) -> None:
+    """Start the committed deliveries' workflows and stamp their events dispatched.
+
+    What fails here is handed to DispatchEvent (idempotent: a delivery already
+    started is not started again); what fails there, the outbox sweeper retries.
+    """
+    if not plan.event_ids:
+        return
+    schedule = ScheduleTerms.of(config.policy)
+    failed: set[str] = set()
+    for delivery in plan.deliveries:
+        if delivery.event_id in failed:
+            continue
+        try:
+            await deps.temporal.start_workflow(
+                DELIVERY_WORKFLOW,
+                DeliveryInput(delivery=delivery, schedule=schedule),
+                id=delivery_workflow_id(delivery.delivery_id),
+                task_queue=deps.settings.temporal_task_queue,
+                id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+            )
+        except WorkflowAlreadyStartedError:
+            continue
+        except (RPCError, RuntimeError, TimeoutError):
+            log.warning("delivery start deferred to DispatchEvent", extra={"event_id": delivery.event_id})
+            failed.add(delivery.event_id)
+    started = [event_id for event_id in plan.event_ids if event_id not in failed]
+    try:
+        async with write_turn or contextlib.nullcontext(), unit_of_work(deps.sessions) as session:
+            await deliveries.mark_dispatched_many(session, started, at=utcnow())
+    except SQLAlchemyError:
+        log.warning("events left for the outbox sweeper", extra={"event_ids": started}, exc_info=True)
+    if failed:
+        await dispatch_events(
+            deps.temporal, task_queue=deps.settings.temporal_task_queue, event_ids=sorted(failed)
+        )
 
 
 class WebhookDispatchActivities:

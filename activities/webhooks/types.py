@@ -87,6 +87,8 @@ class AttemptResult(BaseModel):
     timed_out: bool = False
     retry_after_seconds: float | None = None
     notification_ids: list[str] = []
+    # A success settles the delivery in the attempt's own transaction (no finish activity needed).
+    settled: bool = False
 
 
 class DeliveryOutcome(StrEnum):

@@ -48,6 +48,30 @@ async def plan_deliveries(session: AsyncSession, event_id: str) -> tuple[Event |
     event = await session.get(Event, event_id)
     if event is None:
         return None, []
+    await _insert_deliveries(session, event)
+    pending = select(WebhookDelivery).where(
+        WebhookDelivery.event_id == event.id, WebhookDelivery.status == PENDING
+    )
+    return event, list((await session.execute(pending.order_by(WebhookDelivery.id))).scalars())
+
+
+async def plan_recorded_deliveries(
+    session: AsyncSession, event_ids: list[str]
+) -> list[tuple[Event, list[str]]]:
+    """Create the deliveries of events recorded in this transaction and still undispatched.
+
+    Each such event with the ids of its matching webhooks (its deliveries are
+    new, so none is read back); events stored already dispatched are left out.
+    """
+    if not event_ids:
+        return []
+    stmt = select(Event).where(Event.id.in_(event_ids), Event.dispatched_at.is_(None))  # type: ignore[attr-defined,union-attr]
+    events = sorted((await session.execute(stmt)).scalars(), key=lambda e: event_ids.index(e.id))
+    return [(event, await _insert_deliveries(session, event)) for event in events]
+
+
+async def _insert_deliveries(session: AsyncSession, event: Event) -> list[str]:
+    """Insert one delivery per active, matching webhook (idempotent); the webhooks' ids."""
     stmt = select(WebhookEndpoint).where(
         WebhookEndpoint.tenant_id == event.tenant_id,
         WebhookEndpoint.enabled.is_(True),  # type: ignore[attr-defined]
@@ -78,10 +102,7 @@ async def plan_deliveries(session: AsyncSession, event_id: str) -> tuple[Event |
             .values(rows)
             .on_conflict_do_nothing(index_elements=[_deliveries.c.id])
         )
-    pending = select(WebhookDelivery).where(
-        WebhookDelivery.event_id == event.id, WebhookDelivery.status == PENDING
-    )
-    return event, list((await session.execute(pending.order_by(WebhookDelivery.id))).scalars())
+    return [w.id for w in webhooks]
 
 
 async def mark_dispatched(session: AsyncSession, event_id: str, *, at: datetime) -> None:
@@ -91,6 +112,16 @@ async def mark_dispatched(session: AsyncSession, event_id: str, *, at: datetime)
         .where(_events.c.id == event_id, _events.c.dispatched_at.is_(None))
         .values(dispatched_at=at)
     )
+
+
+async def mark_dispatched_many(session: AsyncSession, event_ids: list[str], *, at: datetime) -> None:
+    """Stamp several outbox rows in one statement."""
+    if event_ids:
+        await session.execute(
+            update(_events)
+            .where(_events.c.id.in_(event_ids), _events.c.dispatched_at.is_(None))
+            .values(dispatched_at=at)
+        )
 
 
 async def undispatched_events(session: AsyncSession, *, created_before: datetime, limit: int) -> list[str]:

@@ -56,3 +56,18 @@ async def test_platform_managed_tenants_bindings_default_to_thirty(
     await app_client.patch(f"/v1/admin/tenants/{tenant.id}", json={"platform_managed": True}, headers=ADMIN)
     after = await app_client.get(f"/v1/agent-bindings/{before['id']}", headers=tenant.headers())
     assert after.json()["effective_params"]["capConversacion"] == 30
+
+
+@pytest.mark.parametrize("cap", ["100000000", "4.66e306", "0.00001", "-1"])
+async def test_cost_caps_out_of_the_stored_range_are_refused(
+    app_client: httpx.AsyncClient, tenant: TenantFixture, cap: str
+) -> None:
+    response = await app_client.patch(
+        f"/v1/admin/tenants/{tenant.id}", json={"cost_cap_day_usd": cap}, headers=ADMIN
+    )
+    assert response.status_code == 400, response.text
+    assert response.json()["details"]["field"] == "cost_cap_day_usd"
+    ok = await app_client.patch(
+        f"/v1/admin/tenants/{tenant.id}", json={"cost_cap_day_usd": "99999999.9999"}, headers=ADMIN
+    )
+    assert ok.status_code == 200 and ok.json()["cost_cap_day_usd"] in ("99999999.9999", 99999999.9999)
