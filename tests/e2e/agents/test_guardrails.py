@@ -219,7 +219,7 @@ async def test_the_tenant_day_cap_stops_the_call_and_mutes(
     tools_url: str,
 ) -> None:
     patched = await app_client.patch(
-        f"/v1/admin/tenants/{bound_tenant.id}", json={"cost_cap_day_usd": "0.0000001"}, headers=ADMIN
+        f"/v1/admin/tenants/{bound_tenant.id}", json={"cost_cap_day_usd": "0.0001"}, headers=ADMIN
     )
     assert patched.status_code == 200, patched.text
     await deploy_agent(app_client, bound_tenant, provider="anthropic", tool_base_url=tools_url)
