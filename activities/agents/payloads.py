@@ -194,6 +194,7 @@ class FinishInput(BaseModel):
 class SweepTurnsResult(BaseModel):
     signalled: int = 0
     released_reservations: int = 0
+    woken_timers: int = 0
 
 
 TIMERS_WORKFLOW = "AgentThreadTimers"

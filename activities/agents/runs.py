@@ -8,7 +8,7 @@ outbox sweeper covers a crash in between).
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from temporalio import activity
 
@@ -22,14 +22,14 @@ from activities.agents.payloads import (
     SweepTurnsResult,
 )
 from activities.agents.signal import signal_turn
-from activities.agents.timers import wake_thread_timers
+from activities.agents.timers import wake_thread_timers, wake_timers_or_log
 from activities.deps import ActivityDeps
 from activities.dispatch import dispatch_events
 from models.agent_runtime import RUN_RUNNING, AgentRun, AgentThread
 from models.base import utcnow
 from store.agents.agent_events import record_agent_event
 from store.agents.budget import STALE_AFTER, settle, stale_reservations
-from store.agents.guardrails import apply_mute_trigger
+from store.agents.guardrails import apply_mute_trigger, overdue_auto_mutes
 from store.agents.runs import record_steps
 from store.agents.threads import claim_turns, history_entries, mark_signalled, unsignalled_turns
 from store.database import unit_of_work
@@ -40,6 +40,9 @@ SWEEP_BATCH = 500
 # A signalled turn no run took after this long: its thread workflow was lost (signal it again; the
 # workflow ignores ids it already has, and claiming skips answered turns).
 LOST_THREAD_AFTER = timedelta(minutes=10)
+# A mute that unmutes by itself still in place this long after muted_at: its timer workflow was never
+# started (the shortest automatic mute is 24 h; a month cap's thread is woken too, and its timer decides).
+OVERDUE_MUTE = timedelta(hours=24, minutes=5)
 
 
 class AgentRunActivities:
@@ -146,7 +149,7 @@ class AgentRunActivities:
 
     @activity.defn(name="sweep_agent_turns")
     async def sweep_agent_turns(self) -> SweepTurnsResult:
-        """Signal the threads of turns a crash left unanswered, release stale cost reservations (scheduled)."""
+        """Signal turns a crash left unanswered, release stale cost reservations, wake overdue timers (scheduled)."""
         settings = self._deps.settings
         now = utcnow()
         async with self._deps.sessions() as session:
@@ -174,7 +177,21 @@ class AgentRunActivities:
         if signalled:
             log.warning("signalled stranded agent turns", extra={"count": signalled})
         released = await self._release_stale_reservations()
-        return SweepTurnsResult(signalled=signalled, released_reservations=released)
+        woken = await self._wake_overdue_timers(now)
+        return SweepTurnsResult(signalled=signalled, released_reservations=released, woken_timers=woken)
+
+    async def _wake_overdue_timers(self, now: datetime) -> int:
+        """Threads still muted past their 24 h (or a month cap past a month): their timers were never woken."""
+        async with self._deps.sessions() as session:
+            threads = await overdue_auto_mutes(session, muted_before=now - OVERDUE_MUTE, limit=SWEEP_BATCH)
+        for thread in threads:
+            await wake_timers_or_log(
+                self._deps.temporal,
+                tenant_id=thread.tenant_id,
+                thread_id=thread.id,
+                task_queue=self._deps.settings.temporal_task_queue,
+            )
+        return len(threads)
 
     async def _release_stale_reservations(self) -> int:
         """Cost reservations of model calls whose run died without settling them."""

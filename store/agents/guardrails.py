@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.agents.history import inactive_days, inactivity_reset_due, threshold
-from domain.agents.mute import HUMAN_WINDOW, MuteState, apply_trigger, unmute_due_at
+from domain.agents.mute import AUTO_UNMUTE_REASONS, HUMAN_WINDOW, MuteState, apply_trigger, unmute_due_at
 from models.agent_runtime import AgentThread
 from models.agents import AgentBinding
 from models.messaging import Message
@@ -142,3 +142,20 @@ async def reset_if_inactive(
     thread.messages = []
     thread.wizard_state = None
     return [await record_agent_event(session, thread, "thread.messages_inactivity_reset", properties, at=now)]
+
+
+async def overdue_auto_mutes(
+    session: AsyncSession, *, muted_before: datetime, limit: int
+) -> list[AgentThread]:
+    """Threads muted for a reason that unmutes by itself, muted before ``muted_before``: if one is still
+    muted, its timer workflow was never woken (Temporal was unreachable when it muted)."""
+    stmt = (
+        select(AgentThread)
+        .where(
+            AgentThread.muted_reason.in_(AUTO_UNMUTE_REASONS),  # type: ignore[union-attr]
+            AgentThread.muted_at < muted_before,  # type: ignore[operator]
+        )
+        .order_by(AgentThread.muted_at)  # type: ignore[arg-type]
+        .limit(limit)
+    )
+    return list((await session.execute(stmt)).scalars().all())

@@ -98,3 +98,45 @@ async def test_an_unsignalled_turn_is_answered_after_the_sweep(
     assert again.signalled == 0
     await say(app_client, text_envelope("gracias"))
     assert len(await finished_runs(app_client, bound_tenant, count=3)) == 3
+
+
+async def test_an_overdue_automatic_mute_whose_timer_never_started_is_lifted_by_the_sweep(
+    app_client: httpx.AsyncClient,
+    bound_tenant: TenantFixture,
+    settings: Settings,
+    temporal_env: WorkflowEnvironment,
+    fakes: dict[str, FakeProvider],
+    tools_url: str,
+) -> None:
+    fakes["mistral"].script(TextReply("hola"))
+    await deploy_agent(app_client, bound_tenant, provider="mistral", tool_base_url=tools_url)
+    await say(app_client, text_envelope("hola"))
+    [run] = await finished_runs(app_client, bound_tenant)
+    # What Temporal being down when a human message muted the thread leaves: the mute, no timer workflow.
+    engine = create_engine(settings.database_url)
+    try:
+        async with unit_of_work(session_factory(engine)) as session:
+            thread = await session.get(AgentThread, run["thread_id"])
+            assert thread is not None
+            thread.muted_at, thread.muted_reason = utcnow() - timedelta(hours=25), "human_detected"
+    finally:
+        await engine.dispose()
+
+    result: Any = await temporal_env.client.execute_workflow(
+        SweepAgentTurnsWorkflow.run,
+        id=f"sweep-timers-{run['thread_id']}",
+        task_queue=settings.temporal_task_queue,
+    )
+    assert result.woken_timers == 1
+
+    async def unmuted() -> dict[str, Any] | None:
+        response = await app_client.get(
+            f"/v1/agent-threads/{run['thread_id']}", headers=bound_tenant.headers()
+        )
+        return response.json() if response.json()["muted_at"] is None else None
+
+    await eventually(unmuted)
+    events = await app_client.get(
+        "/v1/agent-events", params={"thread_id": run["thread_id"]}, headers=bound_tenant.headers()
+    )
+    assert [e["type"] for e in events.json()["data"]] == ["thread.unmuted"]
