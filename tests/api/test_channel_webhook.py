@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+import asyncio
 
 import httpx
 import pytest
@@ -100,10 +100,8 @@ async def test_signed_body_that_is_not_json_is_400(app_client, settings):
 async def test_accepted_payload_is_stored_then_marked_processed(channel, app_client, tenant, settings):
     await provision_fixture_number(app_client, tenant)
     body = raw("text")
-    started = time.perf_counter()
     response = await post_webhook(app_client, body)
-    elapsed = time.perf_counter() - started
-    assert response.status_code == 200 and elapsed < 1.0
+    assert response.status_code == 200
     assert response.json() == {"received": True, "payload_id": payload_id(body), "duplicate": False}
     summary = await processed(channel.temporal, body, task_queue=settings.temporal_task_queue)
     assert (summary.items, summary.applied, summary.events) == (1, 1, 2)
@@ -143,10 +141,10 @@ async def test_payload_is_kept_when_temporal_is_down_and_swept_later(
     body = raw("text")
     async with app.router.lifespan_context(app):
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
-            started = time.perf_counter()
-            response = await post_webhook(client, body)
-            elapsed = time.perf_counter() - started
-    assert response.status_code == 200 and elapsed < 4.0
+            # A hang guard, not a speed check: with Temporal unreachable the API must still
+            # answer (the sweeper starts the workflow later) rather than wait on the connection.
+            response = await asyncio.wait_for(post_webhook(client, body), timeout=30)
+    assert response.status_code == 200
     (stored,) = await rows(settings, RawInbound)
     assert stored.processed_at is None
     assert await messages(settings, tenant.id) == []
