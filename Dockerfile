@@ -4,9 +4,9 @@ FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
 WORKDIR /app
 
-COPY pyproject.toml README.md ./
+COPY pyproject.toml requirements.lock README.md ./
 COPY . .
-RUN pip install --upgrade pip && pip install . && useradd --create-home switchboard
+RUN pip install --upgrade pip && pip install -c requirements.lock . && useradd --create-home switchboard
 USER switchboard
 
 EXPOSE 8000

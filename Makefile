@@ -9,13 +9,19 @@ STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: dev test test-postgres lint format bench clean
+.PHONY: dev test test-postgres lint lock format bench clean
 
-$(STAMP): pyproject.toml
+# requirements.lock pins every package (regenerate it with `make lock` after editing pyproject.toml),
+# so a fresh machine installs exactly the versions CI tested.
+$(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m pip install --quiet -c requirements.lock -e ".[dev]"
 	touch $(STAMP)
+
+lock: $(STAMP)
+	$(BIN)/uv pip compile pyproject.toml --extra dev --python-version 3.11 --universal \
+	  --custom-compile-command "make lock" -o requirements.lock
 
 # Installed only when missing, so the step costs nothing once done. Without apt-get (not Debian)
 # the browser tests skip themselves, except under CI.

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -59,4 +61,19 @@ def test_docker_compose_config_accepts_the_file():
 def test_dockerfile_runs_the_switchboard_command():
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert 'ENTRYPOINT ["switchboard"]' in dockerfile
-    assert "pip install ." in dockerfile
+    # The image installs the package at the versions requirements.lock pins, like make dev/test.
+    assert "pip install -c requirements.lock ." in dockerfile
+    assert "COPY pyproject.toml requirements.lock" in dockerfile
+
+
+def test_the_lock_pins_every_declared_dependency():
+    """Each requirement in pyproject.toml (extras included) has an exact pin in requirements.lock."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    declared = project["dependencies"] + project["optional-dependencies"]["dev"]
+    pinned = {
+        re.split(r"[=;\s]", line, maxsplit=1)[0].lower().replace("_", "-")
+        for line in (ROOT / "requirements.lock").read_text().splitlines()
+        if "==" in line and not line.startswith("#")
+    }
+    names = {re.split(r"[\[<>=!~;\s]", req, maxsplit=1)[0].lower().replace("_", "-") for req in declared}
+    assert names and names <= pinned, sorted(names - pinned)
