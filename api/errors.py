@@ -89,17 +89,20 @@ def install_error_handlers(app: FastAPI) -> None:
     """Register the handlers that give every error the spec's body."""
 
     async def on_service_error(request: Request, exc: Exception) -> JSONResponse:
-        assert isinstance(exc, ServiceError)
+        if not isinstance(exc, ServiceError):  # registered for ServiceError only
+            raise TypeError(f"unexpected {type(exc).__name__}")
         if exc.status_code == 405 and "Allow" not in exc.headers:
             exc.headers["Allow"] = allowed_methods(request)
         return service_error_response(exc)
 
     async def on_validation(_: Request, exc: Exception) -> JSONResponse:
-        assert isinstance(exc, RequestValidationError)
+        if not isinstance(exc, RequestValidationError):  # registered for RequestValidationError only
+            raise TypeError(f"unexpected {type(exc).__name__}")
         return validation_error_response(exc)
 
     async def on_http(request: Request, exc: Exception) -> JSONResponse:
-        assert isinstance(exc, StarletteHTTPException)
+        if not isinstance(exc, StarletteHTTPException):  # registered for StarletteHTTPException only
+            raise TypeError(f"unexpected {type(exc).__name__}")
         status = exc.status_code
         headers = dict(exc.headers or {})
         if status == 404:

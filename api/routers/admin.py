@@ -63,7 +63,8 @@ async def revoke_api_key(key_id: str, _: Operator, state: State) -> ApiKeyRevoke
         key = await tenancy.revoke_key(session, key_id, at=utcnow())
     # Forgotten after the commit, so no request in between can cache the key as valid again.
     state.keys.forget(key.key_hash)
-    assert key.revoked_at is not None
+    if key.revoked_at is None:  # revoke_key always stamps it; a None here is a store bug
+        raise RuntimeError(f"api key {key.id} was revoked without revoked_at")
     return ApiKeyRevoked(id=key.id, revoked=True, revoked_at=iso_millis(key.revoked_at))
 
 
