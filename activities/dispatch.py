@@ -56,5 +56,5 @@ async def dispatch_events(
             )
         except WorkflowAlreadyStartedError:
             continue
-        except Exception:  # noqa: BLE001 - the outbox sweeper retries undispatched events
+        except Exception:
             log.warning("event dispatch deferred to the sweeper", extra={"event_id": event_id}, exc_info=True)

@@ -59,7 +59,7 @@ class RetentionActivities:
                 started = await start_process_inbound(
                     self._deps.temporal, payload, task_queue=self._deps.settings.temporal_task_queue
                 )
-            except Exception:  # noqa: BLE001 - the next sweep tries again
+            except Exception:
                 log.warning("could not start inbound processing", extra={"payload_id": row.id}, exc_info=True)
                 result.failed += 1
                 continue

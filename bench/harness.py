@@ -24,11 +24,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from temporalio.contrib.pydantic import pydantic_data_converter  # noqa: E402
-from temporalio.testing import WorkflowEnvironment  # noqa: E402
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import WorkflowEnvironment
 
-from devstack import SEARCH_ATTRIBUTE_ARGS  # noqa: E402
-from tests.support.http_server import serve_app  # noqa: E402
+from devstack import SEARCH_ATTRIBUTE_ARGS
+from tests.support.http_server import serve_app
 
 
 @dataclass

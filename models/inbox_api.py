@@ -43,8 +43,8 @@ class InboxConversation(BaseModel):
     customer_id: str
     contact_id: str
     contact_phone: str | None
-    contactUsername: str | None  # noqa: N815 - the spec's field name
-    contactBsuid: str | None  # noqa: N815 - the spec's field name
+    contactUsername: str | None
+    contactBsuid: str | None
     last_message: InboxLastMessage | None
     last_message_at: str | None
     last_inbound_at: str | None

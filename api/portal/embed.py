@@ -65,7 +65,7 @@ session_router = APIRouter(prefix=COOKIE_PATH, route_class=JsonRoute, include_in
 class EmbedLinkCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    requireAgentLogin: bool = Field(  # noqa: N815 - the spec's field name
+    requireAgentLogin: bool = Field(
         default=False, description="the inbox asks who is replying; replies are HUMAN_PORTAL"
     )
     phone_number_id: str | None = Field(

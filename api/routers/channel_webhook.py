@@ -86,7 +86,7 @@ async def receive_webhook(request: Request, state: State) -> JSONResponse:
             start_process_inbound(state.temporal, payload, task_queue=state.settings.temporal_task_queue),
             timeout=HANDOVER_TIMEOUT_SECONDS,
         )
-    except Exception:  # noqa: BLE001 - any failure to hand over falls back to the stored envelope
+    except Exception:
         log.warning(
             "Temporal unreachable; inbound envelope stored for the sweeper",
             extra={"payload_id": payload.payload_id},

@@ -220,7 +220,7 @@ async def test_webhook(webhook_id: str, who: Caller, state: State) -> dict[str, 
 async def _send_notification(state: AppState, notification_id: str) -> None:
     try:
         await deliver_notification(state.sessions, state.settings, notification_id)
-    except Exception:  # noqa: BLE001 - the outbox sweeper retries unsent notifications
+    except Exception:
         log.warning(
             "notification left to the sweeper", extra={"notification_id": notification_id}, exc_info=True
         )

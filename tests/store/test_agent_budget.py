@@ -75,7 +75,7 @@ async def _try(sessions, tenant_id: str, thread_id: str) -> str | None:  # type:
             return None
         except CapReached as reached:
             return reached.scope
-        except Exception as error:  # noqa: BLE001 - SQLite "database is locked" under contention: try again
+        except Exception as error:
             if "locked" not in str(error):
                 raise
             await asyncio.sleep(0.01 * (attempt + 1))

@@ -93,7 +93,7 @@ class Inbox:
     def __init__(self) -> None:
         self.messages: list[Any] = []
 
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # noqa: N802 (aiosmtpd's name)
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         self.messages.append(envelope)
         return "250 Message accepted for delivery"
 
