@@ -12,22 +12,22 @@ import logging
 import random
 import time
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import NoReturn
 
-import httpx
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.deps import ActivityDeps
-from domain.secrets_box import open_sealed
-from domain.throughput import slot_bucket
-from domain.upstream_errors import (
-    UpstreamFailure,
-    classify_transport_failure,
-    classify_upstream_error,
-    retry_delay_seconds,
+from activities.channel_client import (
+    ChannelClient,
+    ChannelProtocolError,
+    ChannelRefused,
+    ChannelUnreachable,
 )
+from activities.deps import ActivityDeps
+from domain.throughput import slot_bucket
+from domain.upstream_errors import UpstreamFailure, retry_delay_seconds
 from models.send import SendAttempt, SendAttemptResult, SlotRequest, UpstreamFailureInfo
+from models.tenancy import Waba
 from store import messages, rate_limits
 
 log = logging.getLogger("switchboard.channel")
@@ -45,7 +45,7 @@ def failure_info(failure: UpstreamFailure) -> UpstreamFailureInfo:
     )
 
 
-def raise_retryable(failure: UpstreamFailure) -> None:
+def raise_retryable(failure: UpstreamFailure) -> NoReturn:
     """Hand a retryable failure to Temporal with our own backoff and jitter."""
     delay = retry_delay_seconds(failure, activity.info().attempt, rand=random.random()) or 1.0
     raise ApplicationError(
@@ -56,42 +56,15 @@ def raise_retryable(failure: UpstreamFailure) -> None:
     )
 
 
-class ChannelClient:
-    """The upstream's HTTP API, authenticated with a WABA's sealed token."""
-
-    def __init__(self, deps: ActivityDeps) -> None:
-        self._deps = deps
-        settings = deps.settings
-        self.base = f"{settings.channel_api_base_url.rstrip('/')}/{settings.channel_api_version}"
-
-    async def token(self, waba_id: str) -> str:
-        async with self._deps.sessions() as session:
-            waba = await messages.waba_by_channel_id(session, waba_id)
-        return open_sealed(
-            self._deps.settings.secrets_key_bytes,
-            waba.access_token_encrypted,
-            associated_data=f"waba:{waba_id}",
-        )
-
-    async def request(self, method: str, path: str, *, waba_id: str, **kwargs: Any) -> httpx.Response:
-        """One authenticated call; transport failures raise retryable errors."""
-        headers = {"Authorization": f"Bearer {await self.token(waba_id)}"}
-        try:
-            return await self._deps.http.request(
-                method, f"{self.base}/{path.lstrip('/')}", headers=headers, **kwargs
-            )
-        except httpx.TimeoutException:
-            raise_retryable(classify_transport_failure(timed_out=True))
-        except httpx.TransportError:
-            raise_retryable(classify_transport_failure(timed_out=False))
-        raise AssertionError("unreachable")
+async def waba_for(deps: ActivityDeps, waba_id: str) -> Waba:
+    """The WABA row whose sealed token authenticates a call (sends and syncs carry only its id)."""
+    async with deps.sessions() as session:
+        return await messages.waba_by_channel_id(session, waba_id)
 
 
-def _json(response: httpx.Response) -> Any:
-    try:
-        return response.json()
-    except ValueError:
-        return {"error": {"message": response.text[:500]}}
+def channel_client(deps: ActivityDeps) -> ChannelClient:
+    """The upstream client on the activities' pooled HTTP client (its own timeouts apply)."""
+    return ChannelClient(deps.http, deps.settings)
 
 
 class ChannelActivities:
@@ -99,28 +72,32 @@ class ChannelActivities:
 
     def __init__(self, deps: ActivityDeps) -> None:
         self._deps = deps
-        self.client = ChannelClient(deps)
+        self.client = channel_client(deps)
 
     @activity.defn(name="channel_send")
     async def send(self, attempt: SendAttempt) -> SendAttemptResult:
         """POST one Cloud API message; the upstream's id, or a permanent failure."""
-        response = await self.client.request(
-            "POST", f"{attempt.phone_number_id}/messages", waba_id=attempt.waba_id, json=attempt.body
-        )
-        body = _json(response)
-        if response.is_success:
-            messages = body.get("messages") if isinstance(body, dict) else None
-            if not messages or not messages[0].get("id"):
-                raise ApplicationError("upstream accepted without a message id", type="UpstreamProtocol")
-            return SendAttemptResult(wa_message_id=str(messages[0]["id"]))
-        failure = classify_upstream_error(response.status_code, body)
-        log.info(
-            "upstream refused send",
-            extra={"message_id": attempt.message_id, "status": response.status_code, "code": failure.code},
-        )
-        if failure.retryable:
-            raise_retryable(failure)
-        return SendAttemptResult(failure=failure_info(failure))
+        waba = await waba_for(self._deps, attempt.waba_id)
+        try:
+            body = await self.client.call(
+                waba, "POST", f"{attempt.phone_number_id}/messages", json=attempt.body
+            )
+        except ChannelUnreachable as exc:
+            raise_retryable(exc.failure)
+        except ChannelProtocolError as exc:
+            raise ApplicationError(str(exc), type="UpstreamProtocol") from exc
+        except ChannelRefused as exc:
+            log.info(
+                "upstream refused send",
+                extra={"message_id": attempt.message_id, "status": exc.status_code, "code": exc.failure.code},
+            )
+            if exc.failure.retryable:
+                raise_retryable(exc.failure)
+            return SendAttemptResult(failure=failure_info(exc.failure))
+        sent = body.get("messages") if isinstance(body, dict) else None
+        if not sent or not isinstance(sent[0], dict) or not sent[0].get("id"):
+            raise ApplicationError("upstream accepted without a message id", type="UpstreamProtocol")
+        return SendAttemptResult(wa_message_id=str(sent[0]["id"]))
 
     @activity.defn(name="channel_acquire_slot")
     async def acquire_slot(self, request: SlotRequest) -> float:

@@ -16,12 +16,13 @@ from datetime import timedelta
 import httpx
 from temporalio import activity
 
-from activities.channel import ChannelClient, failure_info, raise_retryable
+from activities.channel import channel_client, failure_info, raise_retryable, waba_for
+from activities.channel_client import ChannelError
 from activities.deps import ActivityDeps
 from activities.tools.egress import EgressRefused
 from domain.errors import ValidationFailed
 from domain.media import check_media, max_bytes
-from domain.upstream_errors import UpstreamFailure, classify_transport_failure, classify_upstream_error
+from domain.upstream_errors import classify_transport_failure
 from models.base import utcnow
 from models.messaging import MediaAsset
 from models.send import MediaPrepare, MediaPrepared, UpstreamFailureInfo
@@ -41,29 +42,11 @@ def _refused(message: str, code: str) -> MediaPrepared:
 
 
 class MediaActivities:
-    """Download-and-upload of link media, and uploads of client files."""
+    """Download-and-upload of link media (client files are uploaded by the API through the same client)."""
 
     def __init__(self, deps: ActivityDeps) -> None:
         self._deps = deps
-        self.client = ChannelClient(deps)
-
-    async def upload(
-        self, *, waba_id: str, phone_number_id: str, content: bytes, mime_type: str, filename: str
-    ) -> str:
-        """POST a file to the upstream's media endpoint; the reusable media id."""
-        response = await self.client.request(
-            "POST",
-            f"{phone_number_id}/media",
-            waba_id=waba_id,
-            data={"messaging_product": "whatsapp", "type": mime_type},
-            files={"file": (filename, content, mime_type)},
-        )
-        if response.is_success:
-            return str(response.json()["id"])
-        failure = classify_upstream_error(response.status_code, _safe_json(response))
-        if failure.retryable:
-            raise_retryable(failure)
-        raise UpstreamRefused(failure)
+        self.client = channel_client(deps)
 
     @activity.defn(name="media_prepare_link")
     async def prepare_link(self, request: MediaPrepare) -> MediaPrepared:
@@ -82,16 +65,19 @@ class MediaActivities:
             check_media(request.media_type, mime_type, len(content), field=f"{request.media_type}.link")
         except ValidationFailed as exc:
             return _refused(exc.message, exc.code or "MEDIA_DOWNLOAD_FAILED")
+        waba = await waba_for(self._deps, request.waba_id)
         try:
-            media_id = await self.upload(
-                waba_id=request.waba_id,
+            media_id = await self.client.upload_media(
+                waba,
                 phone_number_id=request.phone_number_id,
                 content=content,
                 mime_type=mime_type,
                 filename=request.link.rsplit("/", 1)[-1][:100] or "media",
             )
-        except UpstreamRefused as refused:
-            return MediaPrepared(failure=failure_info(refused.failure))
+        except ChannelError as exc:
+            if exc.failure.retryable:
+                raise_retryable(exc.failure)
+            return MediaPrepared(failure=failure_info(exc.failure))
         async with unit_of_work(self._deps.sessions) as session:
             session.add(
                 MediaAsset(
@@ -136,18 +122,3 @@ class MediaActivities:
                 f"the media link could not be fetched: {exc}", code="MEDIA_DOWNLOAD_FAILED"
             ) from exc
         return b"".join(chunks), mime_type
-
-
-class UpstreamRefused(Exception):
-    """The upstream refused a media upload for good."""
-
-    def __init__(self, failure: UpstreamFailure) -> None:
-        super().__init__(failure.error_message)
-        self.failure = failure
-
-
-def _safe_json(response: httpx.Response) -> object:
-    try:
-        return response.json()
-    except ValueError:
-        return {"error": {"message": response.text[:500]}}

@@ -18,10 +18,10 @@ from sqlmodel import select
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.channel import ChannelClient, raise_retryable
+from activities.channel import channel_client, raise_retryable
+from activities.channel_client import ChannelError
 from activities.deps import ActivityDeps
 from domain.templates import TemplateRecordFields, parse_upstream_template
-from domain.upstream_errors import classify_upstream_error
 from models.base import utcnow
 from models.messaging import Template
 from models.template_sync import SyncWabaInput, SyncWabaResult, WabaPage, WabaPageInput
@@ -70,7 +70,7 @@ class TemplateSyncActivities:
 
     def __init__(self, deps: ActivityDeps) -> None:
         self._deps = deps
-        self._channel = ChannelClient(deps)
+        self._channel = channel_client(deps)
 
     @activity.defn(name="list_template_wabas")
     async def list_template_wabas(self, request: WabaPageInput) -> WabaPage:
@@ -84,22 +84,20 @@ class TemplateSyncActivities:
         ids = ids[: request.limit]
         return WabaPage(waba_ids=ids, next_after=ids[-1] if more else None)
 
-    async def _page(self, waba_id: str, params: dict[str, Any]) -> Mapping[str, Any]:
-        response = await self._channel.request(
-            "GET", f"{waba_id}/message_templates", waba_id=waba_id, params=params
-        )
+    async def _page(self, waba: Waba, params: dict[str, Any]) -> Mapping[str, Any]:
         try:
-            body = response.json()
-        except ValueError:
-            body = {"error": {"message": response.text[:500]}}
+            body = await self._channel.call(waba, "GET", f"{waba.waba_id}/message_templates", params=params)
+        except ChannelError as exc:
+            if exc.failure.retryable:
+                raise_retryable(exc.failure)
+            # A revoked token or a WABA the app lost: retrying will not help; the next run tries again.
+            raise ApplicationError(exc.failure.error_message, type=SYNC_REFUSED, non_retryable=True) from exc
         activity.heartbeat(params.get("after"))
-        if response.is_success and isinstance(body, Mapping):
-            return body
-        failure = classify_upstream_error(response.status_code, body)
-        if failure.retryable:
-            raise_retryable(failure)
-        # A revoked token or a WABA the app lost: retrying will not help; the next run tries again.
-        raise ApplicationError(failure.error_message, type=SYNC_REFUSED, non_retryable=True)
+        if not isinstance(body, Mapping):
+            raise ApplicationError(
+                "a template page that is not an object", type=SYNC_REFUSED, non_retryable=True
+            )
+        return body
 
     @activity.defn(name="sync_waba_templates")
     async def sync_waba_templates(self, request: SyncWabaInput) -> SyncWabaResult:
@@ -122,7 +120,7 @@ class TemplateSyncActivities:
         read_at = utcnow()
 
         async def get_page(params: dict[str, Any]) -> Mapping[str, Any]:
-            return await self._page(waba_id, params)
+            return await self._page(waba, params)
 
         entries = await pull_templates(get_page)
         async with unit_of_work(self._deps.sessions) as session:

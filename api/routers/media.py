@@ -8,9 +8,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, File, Form, Header, UploadFile
 from fastapi.responses import JSONResponse
 
-from api import sending
+from api import sending, upstream
 from api.deps import Caller, State
-from api.upstream import raise_for_upstream, upstream_call
 from domain.errors import ValidationFailed
 from domain.media import check_media, max_bytes, media_kind_for
 from models.base import new_id
@@ -59,16 +58,9 @@ async def upload_to_channel(
     normalized = check_media(kind, mime_type, len(content))
     async with state.sessions() as session:
         phone = await messages.phone_for_send(session, who.tenant_id, phone_number_id)
-    response = await upstream_call(
-        state,
-        phone,
-        "POST",
-        f"{phone.phone_number_id}/media",
-        data={"messaging_product": "whatsapp", "type": normalized},
-        files={"file": (file.filename or "upload", content, normalized)},
+    media_id = await upstream.upload_media(
+        state, phone, content=content, mime_type=normalized, filename=file.filename or "upload"
     )
-    raise_for_upstream(response)
-    media_id = str(response.json()["id"])
     async with unit_of_work(state.sessions) as session:
         session.add(
             MediaAsset(

@@ -17,7 +17,7 @@ from activities.template_sync import pull_templates
 from api.deps import Caller, Session, State
 from api.pagination import Paging, envelope
 from api.routing import JsonRoute
-from api.upstream import raise_for_upstream, upstream_call_waba
+from api.upstream import call_for_waba
 from domain.templates import (
     TemplateRecordFields,
     cloud_template_create_body,
@@ -70,11 +70,9 @@ async def create_template(
         waba = await tenancy.get_waba_for_tenant(session, who.tenant_id, waba_id)
     if who.is_sandbox:
         return _sandbox_template(waba_id, definition)
-    response = await upstream_call_waba(
+    answer = await call_for_waba(
         state, waba, "POST", f"{waba_id}/message_templates", json=cloud_template_create_body(definition)
     )
-    raise_for_upstream(response)
-    answer = response.json()
     fields = TemplateRecordFields(
         upstream_id=str(answer.get("id")) if answer.get("id") else None,
         name=definition.name,
@@ -101,9 +99,8 @@ async def sync_templates(waba_id: str, state: State, who: Caller) -> dict[str, A
     read_at = utcnow()
 
     async def get_page(params: dict[str, Any]) -> Mapping[str, Any]:
-        response = await upstream_call_waba(state, waba, "GET", f"{waba_id}/message_templates", params=params)
-        raise_for_upstream(response)
-        return cast(Mapping[str, Any], response.json())
+        page = await call_for_waba(state, waba, "GET", f"{waba_id}/message_templates", params=params)
+        return cast(Mapping[str, Any], page)
 
     entries = await pull_templates(get_page)
     async with unit_of_work(state.sessions) as session:

@@ -6,9 +6,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body
 
+from activities.channel_client import ChannelError, ChannelRefused
 from api.deps import OwnerOrAdmin, State
 from api.routing import JsonRoute
-from api.upstream import raise_for_upstream, upstream_call
+from api.upstream import channel, service_error, waba_of_phone
 from domain.errors import MissingRequiredField
 from domain.usernames import (
     username_error,
@@ -38,23 +39,21 @@ async def set_username(
         phone = await get_owned(session, PhoneNumber, who.tenant_id, phone_id, resource="phone number")
     if who.is_sandbox:
         return {"ok": True, "status": "approved", "username": username, "sandbox": True}
-    response = await upstream_call(
-        state,
-        phone,
-        "POST",
-        f"{phone.phone_number_id}/username",
-        json=username_request_body(username, transfer_action=transfer_action),
-    )
-    if not response.is_success:
-        try:
-            upstream = response.json().get("error", {})
-        except ValueError:
-            upstream = {}
+    waba = await waba_of_phone(state, phone)
+    try:
+        answer = await channel(state).call(
+            waba,
+            "POST",
+            f"{phone.phone_number_id}/username",
+            json=username_request_body(username, transfer_action=transfer_action),
+        )
+    except ChannelRefused as exc:
+        upstream = exc.body.get("error", {}) if isinstance(exc.body, dict) else {}
         translated = username_error(upstream.get("code"), upstream_message=str(upstream.get("message", "")))
-        if translated is not None:
-            raise translated
-        raise_for_upstream(response)
-    status = username_status(response.json())
+        raise (translated or service_error(exc)) from exc
+    except ChannelError as exc:
+        raise service_error(exc) from exc
+    status = username_status(answer)
     async with unit_of_work(state.sessions) as session:
         row = await get_owned(session, PhoneNumber, who.tenant_id, phone_id, resource="phone number")
         row.username = username
