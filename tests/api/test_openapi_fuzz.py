@@ -21,10 +21,14 @@ from typing import Any
 import hypothesis
 import schemathesis
 from hypothesis import HealthCheck, Phase, given
+from hypothesis.errors import Unsatisfiable
+from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
+from schemathesis.core.parameters import ParameterLocation
 from schemathesis.python import asgi
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
+    negative_data_rejection,
     response_headers_conformance,
     response_schema_conformance,
     status_code_conformance,
@@ -42,8 +46,19 @@ CHECKS = [
     response_headers_conformance,
 ]
 
+# Invalid requests must be refused with a documented 4xx, never accepted or answered 5xx.
+NEGATIVE_CHECKS = [*CHECKS, negative_data_rejection]
+# Negative cases judged: a broken path or body. Not judged, with the reason: a broken header
+# (the test adds the credentials itself, so a "missing X-API-Key" case would carry one
+# anyway; missing and wrong keys are covered by tests/api/test_auth.py), and a broken query
+# (mostly unknown parameters, which the API ignores by design like most HTTP APIs; the
+# bounds of known ones are declared and checked in the positive run).
+PATH = ParameterLocation.PATH
+JUDGED_NEGATIVE = {PATH, ParameterLocation.BODY}
+
 # 25 examples per operation: about 35 s for the whole document on 2 cores.
 MAX_EXAMPLES = 25
+NEGATIVE_EXAMPLES = 10
 REQUEST_TIMEOUT = 15
 
 # Operations not fuzzed, with the reason. Everything else in the document is.
@@ -164,12 +179,18 @@ def _real_ids(client: Any, creds: dict[str, str]) -> dict[tuple[str, str], str]:
     }
 
 
+def _broken(case: Any) -> set[ParameterLocation]:
+    """Where a negative case breaks the document."""
+    return {where for where in ParameterLocation if case.meta is not None and case.meta.is_negative_at(where)}
+
+
 def _signed(body: Any) -> tuple[bytes, str]:
     raw = json.dumps(body).encode()
     return raw, "sha256=" + hmac.new(APP_SECRET.encode(), raw, hashlib.sha256).hexdigest()
 
 
-def test_openapi_document_tells_the_truth(settings: Settings) -> None:
+def _fuzz(settings: Settings, *, mode: GenerationMode, checks: list[Any], max_examples: int) -> None:
+    """Fuzz every operation in ``mode`` and fail with every operation's findings at once."""
     app = create_app(settings)
     schema = schemathesis.openapi.from_asgi("/openapi.json", app)
     started = time.monotonic()
@@ -189,9 +210,9 @@ def test_openapi_document_tells_the_truth(settings: Settings) -> None:
                 continue
             covered += 1
 
-            @given(case=operation.as_strategy())
+            @given(case=operation.as_strategy(generation_mode=mode))
             @hypothesis.settings(
-                max_examples=MAX_EXAMPLES,
+                max_examples=max_examples,
                 deadline=None,
                 derandomize=True,
                 database=None,
@@ -201,12 +222,16 @@ def test_openapi_document_tells_the_truth(settings: Settings) -> None:
             def run(case: Any) -> None:
                 op = (case.operation.method.lower(), case.operation.path)
                 examples[0] += 1
-                if examples[0] % 2 == 0 and case.path_parameters:
+                if mode is GenerationMode.NEGATIVE and not _broken(case) & JUDGED_NEGATIVE:
+                    return
+                if examples[0] % 2 == 0 and case.path_parameters and PATH not in _broken(case):
                     case.path_parameters = {
                         name: real.get((case.operation.path, name), value)
                         for name, value in case.path_parameters.items()
                     }
-                if op == ("post", "/channel/webhook"):
+                # Signed by us in positive mode only: a negative case keeps the headers it was
+                # generated with (often no signature), which the channel webhook must refuse.
+                if op == ("post", "/channel/webhook") and mode is GenerationMode.POSITIVE:
                     raw, signature = _signed(case.body)
                     response = client.post(
                         case.formatted_path,
@@ -214,7 +239,7 @@ def test_openapi_document_tells_the_truth(settings: Settings) -> None:
                         headers={"Content-Type": "application/json", "X-Hub-Signature-256": signature},
                         timeout=REQUEST_TIMEOUT,
                     )
-                    case.validate_response(response, checks=CHECKS)
+                    case.validate_response(response, checks=checks)
                     return
                 headers = live
                 if op in SANDBOX_OPERATIONS:
@@ -223,12 +248,28 @@ def test_openapi_document_tells_the_truth(settings: Settings) -> None:
                     last_sandbox[0] = time.monotonic()
                 response = case.call(session=client, headers=headers, timeout=REQUEST_TIMEOUT)
                 statuses[response.status_code] = statuses.get(response.status_code, 0) + 1
-                case.validate_response(response, checks=CHECKS, headers=headers)
+                case.validate_response(response, checks=checks, headers=headers)
 
             try:
                 run()
+            except Unsatisfiable:
+                # Nothing in this operation can be broken (no parameters, no body): no negative case.
+                continue
             except Exception as exc:  # noqa: BLE001 - collect every operation's failures, then report
                 failures.append(f"{operation.method.upper()} {operation.path}: {exc}")
     elapsed = time.monotonic() - started
-    print(f"schemathesis: {covered} operations fuzzed in {elapsed:.1f}s; statuses {sorted(statuses.items())}")
+    print(
+        f"schemathesis ({mode.value}): {covered} operations fuzzed in {elapsed:.1f}s;"
+        f" statuses {sorted(statuses.items())}"
+    )
     assert not failures, "\n\n".join(failures)
+
+
+def test_openapi_document_tells_the_truth(settings: Settings) -> None:
+    """Valid requests by the document: no 5xx, and every answer is one the document declares."""
+    _fuzz(settings, mode=GenerationMode.POSITIVE, checks=CHECKS, max_examples=MAX_EXAMPLES)
+
+
+def test_requests_the_document_forbids_are_rejected(settings: Settings) -> None:
+    """Requests that break the document (wrong types, missing fields, out of bounds) get a 4xx it declares."""
+    _fuzz(settings, mode=GenerationMode.NEGATIVE, checks=NEGATIVE_CHECKS, max_examples=NEGATIVE_EXAMPLES)
