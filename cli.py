@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import Awaitable, Callable
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -24,20 +26,56 @@ admin = typer.Typer(help="Operator provisioning (mirrors /v1/admin endpoints).",
 app.add_typer(admin, name="admin")
 
 
+DEV_ENV_FILE = Path(".switchboard") / "env"
+
+
+def use_dev_secrets(env_file: Path = DEV_ENV_FILE) -> None:
+    """Outside production, take variables still unset from the file `switchboard dev` generated.
+
+    So `switchboard admin create-waba` next to `make dev` seals tokens with the same secrets key as
+    the running service. The environment wins; production never reads the file.
+    """
+    # Settings reads the environment case-insensitively; so do these checks.
+    present = {key.upper(): value for key, value in os.environ.items()}
+    if present.get("SWITCHBOARD_ENV", "").strip().lower() == "production" or not env_file.is_file():
+        return
+    for line in env_file.read_text().splitlines():
+        name, sep, value = line.partition("=")
+        if sep and not line.startswith("#") and name.strip().upper() not in present:
+            os.environ[name.strip()] = value
+
+
 def _settings() -> Settings:
+    use_dev_secrets()
     settings = Settings()
     configure_logging(settings.log_level)
     return settings
 
 
 @app.command()
-def dev(api_port: int = 8000, simulator_port: int = 8100) -> None:
+def dev(
+    api_port: int = 8000,
+    simulator_port: int = 8100,
+    temporal_port: int = 7233,
+    temporal_ui_port: int = 8233,
+    verbose: bool = typer.Option(
+        False, "--verbose", "-v", help="also log the migrations applied at start-up"
+    ),
+) -> None:
     """Run everything on embedded defaults (Temporal dev server, SQLite, API, worker, simulator)."""
     from devstack import ensure_dev_env, run_dev
 
     ensure_dev_env()
     configure_logging(Settings().log_level)
-    asyncio.run(run_dev(api_port=api_port, sim_port=simulator_port))
+    asyncio.run(
+        run_dev(
+            api_port=api_port,
+            sim_port=simulator_port,
+            temporal_port=temporal_port,
+            temporal_ui_port=temporal_ui_port,
+            verbose=verbose,
+        )
+    )
 
 
 @app.command()
@@ -96,7 +134,7 @@ def _run_admin(operation: Callable[[Any, Settings], Awaitable[dict[str, Any]]], 
 
     try:
         result = asyncio.run(go())
-    except Exception as exc:  # noqa: BLE001 - reported to the operator, exit non-zero
+    except Exception as exc:  # reported to the operator, exit non-zero
         typer.echo(f"error: {getattr(exc, 'message', exc)}", err=True)
         raise typer.Exit(1) from exc
     if as_json:

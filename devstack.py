@@ -27,6 +27,7 @@ from typing import Any
 
 import typer
 import uvicorn
+from sqlalchemy.engine import make_url
 
 from activities.agents.payloads import SEARCH_ATTRIBUTE_TENANT, SEARCH_ATTRIBUTE_THREAD
 
@@ -40,6 +41,8 @@ FAKE_MODEL_KEY = "sk-fake-model-dev"
 HOME = Path(".switchboard")
 ENV_FILE = HOME / "env"
 DEMO_FILE = HOME / "demo.json"
+DEMO_WABA_ID = "100000000000001"
+DEMO_PHONE_NUMBER_ID = "100000000000011"
 
 
 def ensure_dev_env() -> None:
@@ -78,6 +81,22 @@ def ensure_dev_env() -> None:
 def _env_set(name: str) -> bool:
     # Settings reads the environment case-insensitively; so does this check.
     return any(key.upper() == name and value.strip() for key, value in os.environ.items())
+
+
+def use_ports(*, api_port: int, sim_port: int, temporal_port: int) -> None:
+    """Point the API, worker and simulator at each other on the ports of this run.
+
+    Must run before ``Settings()`` is built. A value already in the environment wins.
+    """
+    wanted = {
+        "CHANNEL_API_BASE_URL": f"http://127.0.0.1:{sim_port}",
+        "SIMULATOR_WEBHOOK_URL": f"http://127.0.0.1:{api_port}/channel/webhook",
+        "PUBLIC_BASE_URL": f"http://127.0.0.1:{api_port}",
+        "TEMPORAL_ADDRESS": f"127.0.0.1:{temporal_port}",
+    }
+    for name, value in wanted.items():
+        if not _env_set(name):
+            os.environ[name] = value
 
 
 def use_fake_model(sim_port: int) -> str | None:
@@ -140,10 +159,51 @@ async def start_temporal(*, port: int = 7233, ui_port: int = 8233) -> asyncio.su
     raise RuntimeError("the Temporal dev server did not start within 30 s")
 
 
-async def bootstrap_demo(settings: Any) -> dict[str, str]:
-    """Create the demo tenant, keys, WABA and phone number on first start."""
-    if DEMO_FILE.exists():
-        return dict(json.loads(DEMO_FILE.read_text()))
+async def bootstrap_demo(settings: Any) -> tuple[dict[str, str], str | None]:
+    """The demo tenant's keys and phone: those of .switchboard/demo.json while the database knows them.
+
+    On the first start, and whenever the database no longer knows the saved keys (its file was
+    removed, or the keys were revoked), fresh ones are provisioned and saved. Answers the demo and,
+    when the saved keys were replaced, a note saying why.
+    """
+    from store.database import create_engine, session_factory, unit_of_work
+
+    saved = dict(json.loads(DEMO_FILE.read_text())) if DEMO_FILE.exists() else None
+    engine = create_engine(settings.database_url)
+    try:
+        async with unit_of_work(session_factory(engine)) as session:
+            if saved is not None and await demo_is_known(session, saved):
+                return saved, None
+            demo = await provision_demo(session, settings)
+    finally:
+        await engine.dispose()
+    DEMO_FILE.write_text(json.dumps(demo, indent=2))
+    DEMO_FILE.chmod(0o600)
+    if saved is None:
+        return demo, None
+    where = make_url(settings.database_url).render_as_string(hide_password=True)
+    return demo, (
+        f"The keys in {DEMO_FILE} are unknown to the database {where} (was its file removed?); "
+        "provisioned fresh ones."
+    )
+
+
+async def demo_is_known(session: Any, demo: dict[str, str]) -> bool:
+    """Whether the database holds the demo's tenant, its live and sandbox keys unrevoked, and its phone."""
+    from domain.api_keys import hash_key
+    from models.tenancy import PhoneNumber
+    from store import tenancy
+
+    for name in ("live_key", "test_key"):
+        found = await tenancy.find_key(session, hash_key(demo.get(name, "")))
+        if found is None or found[0].revoked_at is not None or found[1].id != demo.get("tenant_id"):
+            return False
+    phone = await session.get(PhoneNumber, demo.get("phone_id", ""))
+    return phone is not None and phone.tenant_id == demo["tenant_id"]
+
+
+async def provision_demo(session: Any, settings: Any) -> dict[str, str]:
+    """Create the demo tenant, keys, WABA and phone number; new keys only, if the phone exists already."""
     from models.tenancy_api import (
         ApiKeyCreate,
         CustomerCreate,
@@ -151,48 +211,43 @@ async def bootstrap_demo(settings: Any) -> dict[str, str]:
         TenantCreate,
         WabaCreate,
     )
-    from store import provisioning
-    from store.database import create_engine, session_factory, unit_of_work
+    from store import provisioning, tenancy
 
-    engine = create_engine(settings.database_url)
-    async with unit_of_work(session_factory(engine)) as session:
+    phone = await tenancy.find_phone_by_channel_id(session, DEMO_PHONE_NUMBER_ID)
+    if phone is None:
         tenant = await provisioning.create_tenant(session, TenantCreate(name="Demo tenant"))
-        _, live = await provisioning.create_api_key(
-            session, tenant.id, ApiKeyCreate(mode="live", role="owner")
-        )
-        _, test = await provisioning.create_api_key(
-            session, tenant.id, ApiKeyCreate(mode="test", role="owner")
-        )
         customer = await provisioning.create_customer(
             session, tenant.id, CustomerCreate(name="Demo customer")
         )
         await provisioning.create_waba(
             session,
             tenant.id,
-            WabaCreate(waba_id="100000000000001", access_token="demo-access-token"),
+            WabaCreate(waba_id=DEMO_WABA_ID, access_token="demo-access-token"),
             secrets_key=settings.secrets_key_bytes,
         )
         phone = await provisioning.create_phone_number(
             session,
             tenant.id,
             PhoneNumberCreate(
-                phone_number_id="100000000000011",
+                phone_number_id=DEMO_PHONE_NUMBER_ID,
                 display_phone_number="+1 555 010 0011",
-                waba_id="100000000000001",
+                waba_id=DEMO_WABA_ID,
                 customer_id=customer.id,
             ),
         )
-    await engine.dispose()
-    demo = {
-        "tenant_id": tenant.id,
+    _, live = await provisioning.create_api_key(
+        session, phone.tenant_id, ApiKeyCreate(mode="live", role="owner")
+    )
+    _, test = await provisioning.create_api_key(
+        session, phone.tenant_id, ApiKeyCreate(mode="test", role="owner")
+    )
+    return {
+        "tenant_id": phone.tenant_id,
         "live_key": live,
         "test_key": test,
         "phone_id": phone.id,
         "phone_number_id": phone.phone_number_id,
     }
-    DEMO_FILE.write_text(json.dumps(demo, indent=2))
-    DEMO_FILE.chmod(0o600)
-    return demo
 
 
 def model_line(base_url: str | None, *, sim: str) -> str:
@@ -207,7 +262,14 @@ def model_line(base_url: str | None, *, sim: str) -> str:
     return f"  Model            openai -> {base_url} with the dummy key {FAKE_MODEL_KEY}"
 
 
-def banner(demo: dict[str, str], *, api: str, sim: str, model: str | None = None) -> str:
+def banner(
+    demo: dict[str, str],
+    *,
+    api: str,
+    sim: str,
+    model: str | None = None,
+    temporal_ui: str = "http://127.0.0.1:8233",
+) -> str:
     """What `make dev` prints once everything is up."""
     admin_key = os.environ["SWITCHBOARD_ADMIN_KEY"]
     return f"""
@@ -215,7 +277,7 @@ Switchboard is running.
 
   API              {api}        (OpenAPI docs: {api}/docs)
   Portal           {api}/portal (inbox, agents, failed messages, webhooks; sign in with the live key)
-  Temporal UI      http://127.0.0.1:8233
+  Temporal UI      {temporal_ui}
   Channel simulator {sim}
   Health           {api}/healthz
 {model_line(model, sim=sim)}
@@ -245,7 +307,14 @@ def _server(app: Any, host: str, port: int) -> uvicorn.Server:
     return server
 
 
-async def run_dev(*, api_port: int = 8000, sim_port: int = 8100) -> None:
+async def run_dev(
+    *,
+    api_port: int = 8000,
+    sim_port: int = 8100,
+    temporal_port: int = 7233,
+    temporal_ui_port: int = 8233,
+    verbose: bool = False,
+) -> None:
     """Run everything until Ctrl-C."""
     from api.app import create_app
     from settings import Settings
@@ -253,16 +322,19 @@ async def run_dev(*, api_port: int = 8000, sim_port: int = 8100) -> None:
     from store.migrate import upgrade_to_head
     from worker import run_worker
 
+    use_ports(api_port=api_port, sim_port=sim_port, temporal_port=temporal_port)
     model = use_fake_model(sim_port)
     settings = Settings()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    temporal = await start_temporal()
+    temporal = await start_temporal(port=temporal_port, ui_port=temporal_ui_port)
     try:
-        await asyncio.to_thread(upgrade_to_head, settings.database_url)
-        demo = await bootstrap_demo(settings)
+        await asyncio.to_thread(upgrade_to_head, settings.database_url, quiet=not verbose)
+        demo, note = await bootstrap_demo(settings)
+        if note:
+            typer.echo(note, err=True)
         api = _server(create_app(settings), "127.0.0.1", api_port)
         sim = _server(
             create_simulator_app(
@@ -289,10 +361,14 @@ async def run_dev(*, api_port: int = 8000, sim_port: int = 8100) -> None:
                     api=f"http://127.0.0.1:{api_port}",
                     sim=f"http://127.0.0.1:{sim_port}",
                     model=model,
+                    temporal_ui=f"http://127.0.0.1:{temporal_ui_port}",
                 )
             )
         else:
-            typer.echo("Switchboard could not start (is port 8000 or 8100 in use?); stopping.", err=True)
+            typer.echo(
+                f"Switchboard could not start (is port {api_port} or {sim_port} in use?); stopping.",
+                err=True,
+            )
         waiter = asyncio.create_task(stop.wait())
         await asyncio.wait([waiter, *tasks], return_when=asyncio.FIRST_COMPLETED)
         stop.set()

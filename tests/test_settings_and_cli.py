@@ -157,3 +157,147 @@ def test_database_url_accepts_pasted_forms(pasted, used):
     from settings import Settings
 
     assert Settings(database_url=pasted).database_url == used
+
+
+def _settings_on(url: str) -> Settings:
+    return Settings(
+        SWITCHBOARD_ENV="test",
+        database_url=url,
+        switchboard_secrets_key=base64.b64encode(b"\x04" * 32).decode(),
+    )
+
+
+async def _known(url: str, demo: dict) -> bool:
+    from devstack import demo_is_known
+    from store.database import create_engine, session_factory, unit_of_work
+
+    engine = create_engine(url)
+    try:
+        async with unit_of_work(session_factory(engine)) as session:
+            return await demo_is_known(session, demo)
+    finally:
+        await engine.dispose()
+
+
+async def test_dev_reuses_known_demo_keys_and_replaces_those_a_new_database_lacks(
+    databases, tmp_path, monkeypatch
+):
+    from devstack import DEMO_FILE, bootstrap_demo
+
+    monkeypatch.chdir(tmp_path)
+    DEMO_FILE.parent.mkdir()
+    first_db, second_db = databases.fresh(), databases.fresh()
+    try:
+        demo, note = await bootstrap_demo(_settings_on(first_db))
+        assert note is None and demo["live_key"].startswith("gsk_live_")
+        assert json.loads(DEMO_FILE.read_text()) == demo
+
+        again, note = await bootstrap_demo(_settings_on(first_db))
+        assert (again, note) == (demo, None)
+
+        # The database file was removed: a new, empty database knows none of the saved keys.
+        fresh, note = await bootstrap_demo(_settings_on(second_db))
+        assert note is not None and "unknown to the database" in note
+        assert fresh["live_key"] != demo["live_key"] and fresh["tenant_id"] != demo["tenant_id"]
+        assert json.loads(DEMO_FILE.read_text()) == fresh
+        assert await _known(second_db, fresh) and not await _known(second_db, demo)
+    finally:
+        databases.drop(first_db)
+        databases.drop(second_db)
+
+
+async def test_dev_issues_new_keys_for_the_demo_tenant_when_its_saved_key_was_revoked(
+    database_url, tmp_path, monkeypatch
+):
+    from devstack import DEMO_FILE, bootstrap_demo
+    from domain.api_keys import hash_key
+    from models.base import utcnow
+    from store import tenancy
+    from store.database import create_engine, session_factory, unit_of_work
+
+    monkeypatch.chdir(tmp_path)
+    DEMO_FILE.parent.mkdir()
+    demo, _ = await bootstrap_demo(_settings_on(database_url))
+    engine = create_engine(database_url)
+    async with unit_of_work(session_factory(engine)) as session:
+        key, _ = await tenancy.find_key(session, hash_key(demo["live_key"]))
+        await tenancy.revoke_key(session, key.id, at=utcnow())
+    await engine.dispose()
+
+    renewed, note = await bootstrap_demo(_settings_on(database_url))
+    assert note is not None
+    assert renewed["live_key"] != demo["live_key"]
+    assert (renewed["tenant_id"], renewed["phone_id"]) == (demo["tenant_id"], demo["phone_id"])
+    assert await _known(database_url, renewed)
+
+
+_MIGRATE_IN_A_FRESH_PROCESS = """
+import sys
+from logs import configure_logging
+from store.migrate import upgrade_to_head
+configure_logging("INFO")
+upgrade_to_head(sys.argv[1], quiet=sys.argv[2] == "quiet")
+"""
+
+
+@pytest.mark.parametrize("quiet", [True, False])
+def test_dev_migrations_log_nothing_unless_verbose(tmp_path, quiet):
+    # A fresh interpreter: Alembic logs its plugins at INFO when it is first imported.
+    url = f"sqlite+aiosqlite:///{tmp_path / 'dev.db'}"
+    result = subprocess.run(
+        [sys.executable, "-c", _MIGRATE_IN_A_FRESH_PROCESS, url, "quiet" if quiet else "verbose"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    alembic_lines = [line for line in result.stderr.splitlines() if '"logger": "alembic' in line]
+    if quiet:
+        assert result.stderr == "" and result.stdout == ""
+    else:
+        assert any("Running upgrade" in line for line in alembic_lines)
+
+
+def test_dev_points_api_simulator_and_temporal_at_each_others_ports():
+    script = (
+        "import os, devstack\n"
+        "devstack.use_ports(api_port=18001, sim_port=18101, temporal_port=17234)\n"
+        "from settings import Settings\n"
+        "s = Settings()\n"
+        "print(s.channel_api_base_url, s.simulator_webhook_url, s.public_base_url, s.temporal_address)\n"
+    )
+    env = {
+        k: v for k, v in os.environ.items() if k.upper() not in {"CHANNEL_API_BASE_URL", "TEMPORAL_ADDRESS"}
+    }
+    env |= {"PUBLIC_BASE_URL": "https://sb.example"}
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [
+        "http://127.0.0.1:18101",
+        "http://127.0.0.1:18001/channel/webhook",
+        "https://sb.example",
+        "127.0.0.1:17234",
+    ]
+
+
+@pytest.mark.parametrize(("environment", "taken"), [("development", True), ("production", False)])
+def test_cli_takes_unset_dev_secrets_from_the_dev_env_file(tmp_path, environment, taken):
+    env_file = tmp_path / "env"
+    env_file.write_text("# generated\nSWITCHBOARD_ADMIN_KEY=adm_from_file\nCHANNEL_VERIFY_TOKEN=from-file\n")
+    script = (
+        "import os, sys, pathlib, cli\n"
+        "cli.use_dev_secrets(pathlib.Path(sys.argv[1]))\n"
+        "print(os.environ.get('SWITCHBOARD_ADMIN_KEY'), os.environ.get('CHANNEL_VERIFY_TOKEN'))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k.upper() != "SWITCHBOARD_ADMIN_KEY"}
+    env |= {"SWITCHBOARD_ENV": environment, "CHANNEL_VERIFY_TOKEN": "from-environment"}
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(env_file)], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [
+        "adm_from_file" if taken else "None",
+        "from-environment",
+    ]

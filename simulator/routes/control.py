@@ -6,6 +6,7 @@ from dataclasses import asdict
 from typing import Any, Literal
 
 from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import Response
 from pydantic import BaseModel
 
 from simulator.clock import now_s
@@ -13,6 +14,7 @@ from simulator.config import SimPhoneNumber
 from simulator.envelopes import username_update_envelope
 from simulator.inbound import InboundRequest, build_inbound
 from simulator.routes.common import Poster, State
+from simulator.samples import samples
 from simulator.templates import STATUSES, set_template_status
 
 router = APIRouter(prefix="/_sim", tags=["simulator"])
@@ -153,6 +155,15 @@ async def register_phone_number(registration: PhoneNumberRegistration, state: St
         registration.display_phone_number, waba_id
     )
     return {**registration.model_dump(), "waba_id": waba_id}
+
+
+@router.get("/media/{name}")
+async def sample_media(name: str) -> Response:
+    """A small sample file (sample.jpg, .png, .webp, .pdf, .mp3, .mp4) for media sends offline."""
+    sample = samples().get(name)
+    if sample is None:
+        raise HTTPException(status_code=404, detail=f"no sample named {name}; try {', '.join(samples())}")
+    return Response(content=sample.content, media_type=sample.mime_type)
 
 
 @router.post("/reset")
