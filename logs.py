@@ -1,8 +1,14 @@
 """Structured (JSON) logging for every process.
 
-Log records carry ids (tenant, message, run, workflow, request) as fields. A
-filter masks anything that looks like one of our secrets (API keys, webhook
-secrets, bearer tokens) in case one ever reaches a message by mistake.
+Log records carry ids (tenant, message, run, workflow, request) as fields:
+those a call passes in ``extra``; those bound to the current context with
+``bound_log_fields`` (the API binds the request id and, once the caller is
+authenticated, the tenant id); and, inside Temporal, the workflow id, run id
+and type and the activity type of the workflow or activity that logs.
+``ContextFilter`` adds the bound and Temporal ones; it sits on the process's
+handler, so records of every library get them too. The formatter masks
+anything that looks like one of our secrets (API keys, webhook secrets, bearer
+tokens) in case one ever reaches a message or a field by mistake.
 """
 
 from __future__ import annotations
@@ -11,13 +17,66 @@ import json
 import logging
 import re
 import sys
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import UTC, datetime
+from typing import IO
+
+from temporalio import activity, workflow
 
 _SECRET_PATTERNS = re.compile(
     r"(gsk_(?:live|test)_[A-Za-z0-9_-]{6})[A-Za-z0-9_-]*|(whsec_)[A-Za-z0-9_-]+"
     r"|((?:Bearer|Basic) )[A-Za-z0-9._~+/=-]+|(eyJ)[A-Za-z0-9_-]{8,}\.[A-Za-z0-9._-]+|(EAA)[A-Za-z0-9]{16,}"
 )
 _STANDARD = set(vars(logging.makeLogRecord({})).keys()) | {"message", "asctime"}
+# Per request or task, not per process: a ContextVar follows asyncio tasks and
+# the threads Starlette and Temporal run sync code in.
+_bound: ContextVar[tuple[Mapping[str, object], ...]] = ContextVar("switchboard_log_fields", default=())
+
+
+@contextmanager
+def bound_log_fields(fields: Mapping[str, object]) -> Iterator[None]:
+    """Add ``fields`` to every record logged in this context (inner bindings win); read lazily."""
+    token = _bound.set((*_bound.get(), fields))
+    try:
+        yield
+    finally:
+        _bound.reset(token)
+
+
+def _temporal_fields() -> dict[str, object]:
+    if activity.in_activity():
+        info = activity.info()
+        return {
+            "workflow_id": info.workflow_id,
+            "workflow_run_id": info.workflow_run_id,
+            "workflow_type": info.workflow_type,
+            "activity_type": info.activity_type,
+            "activity_attempt": info.attempt,
+        }
+    if workflow.in_workflow():
+        winfo = workflow.info()
+        return {
+            "workflow_id": winfo.workflow_id,
+            "workflow_run_id": winfo.run_id,
+            "workflow_type": winfo.workflow_type,
+        }
+    return {}
+
+
+class ContextFilter(logging.Filter):
+    """Adds the context's bound fields and the Temporal ids to a record; a call's own ``extra`` wins."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        fields: dict[str, object] = {}
+        for bound in _bound.get():
+            fields.update(bound)
+        fields.update(_temporal_fields())
+        for key, value in fields.items():
+            if value is not None and key not in record.__dict__:
+                setattr(record, key, value)
+        return True
 
 
 def redact(text: str) -> str:
@@ -39,7 +98,7 @@ class JsonFormatter(logging.Formatter):
     """One JSON object per line with the record's extra fields."""
 
     def format(self, record: logging.LogRecord) -> str:
-        payload = {
+        payload: dict[str, object] = {
             "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
             "level": record.levelname,
             "logger": record.name,
@@ -53,10 +112,17 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(payload, default=str)
 
 
+def json_handler(stream: IO[str] | None = None) -> logging.Handler:
+    """A handler writing one redacted JSON line per record, with the context's ids added."""
+    handler = logging.StreamHandler(stream or sys.stderr)
+    handler.setFormatter(JsonFormatter())
+    handler.addFilter(ContextFilter())
+    return handler
+
+
 def configure_logging(level: str = "INFO") -> None:
     """Send JSON lines to stderr at ``level``."""
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(JsonFormatter())
+    handler = json_handler()
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

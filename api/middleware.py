@@ -3,7 +3,9 @@
 A plain ASGI middleware (not BaseHTTPMiddleware) so it adds no task or copy per
 request. It puts the rate-limit headers that authentication computed onto
 whatever response goes out, error responses included, and turns any exception
-that escaped the handlers into the spec's 500 body after logging it.
+that escaped the handlers into the spec's 500 body after logging it. Every
+line logged while a request is served carries its ``request_id`` and, once the
+caller is authenticated, its ``tenant_id``.
 """
 
 from __future__ import annotations
@@ -11,9 +13,11 @@ from __future__ import annotations
 import json
 import logging
 import os
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from domain.error_body import error_body
+from logs import bound_log_fields
 
 log = logging.getLogger("switchboard.api")
 
@@ -30,6 +34,30 @@ DEFAULT_BODY_LIMIT = MIB
 def body_limit(path: str) -> int:
     """The largest request body accepted on ``path``."""
     return next((limit for prefix, limit in _LIMITS if path.startswith(prefix)), DEFAULT_BODY_LIMIT)
+
+
+class RequestLogFields(Mapping[str, object]):
+    """The ids of the request being served, read from its scope state when a line is logged."""
+
+    def __init__(self, state: dict[str, Any]) -> None:
+        self._state = state
+
+    def _fields(self) -> dict[str, object]:
+        fields: dict[str, object] = {"request_id": self._state.get("request_id")}
+        # Authentication (api.deps) puts the caller here; until then the tenant is unknown.
+        tenant_id = getattr(self._state.get("principal"), "tenant_id", None)
+        if tenant_id is not None:
+            fields["tenant_id"] = tenant_id
+        return fields
+
+    def __getitem__(self, key: str) -> object:
+        return self._fields()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._fields())
+
+    def __len__(self) -> int:
+        return len(self._fields())
 
 
 class BodyTooLarge(Exception):
@@ -105,26 +133,27 @@ class EdgeMiddleware:
                     raise BodyTooLarge(limit)
             return dict(message)
 
-        try:
-            await self.app(scope, counted_receive, send_wrapper)
-        except BodyTooLarge:
-            if not started:
-                await self._reject_413(send, limit, self._extra(state, request_id))
-        except Exception:
-            log.exception(
-                "unhandled error", extra={"request_id": state["request_id"], "path": scope.get("path")}
-            )
-            if started:
-                raise
-            body = json.dumps(error_body(500, "internal error; retry with backoff")).encode()
-            await send_wrapper(
-                {
-                    "type": "http.response.start",
-                    "status": 500,
-                    "headers": [
-                        (b"content-type", b"application/json"),
-                        (b"content-length", str(len(body)).encode()),
-                    ],
-                }
-            )
-            await send({"type": "http.response.body", "body": body})
+        with bound_log_fields(RequestLogFields(state)):
+            try:
+                await self.app(scope, counted_receive, send_wrapper)
+            except BodyTooLarge:
+                if not started:
+                    await self._reject_413(send, limit, self._extra(state, request_id))
+            except Exception:
+                log.exception(
+                    "unhandled error", extra={"request_id": state["request_id"], "path": scope.get("path")}
+                )
+                if started:
+                    raise
+                body = json.dumps(error_body(500, "internal error; retry with backoff")).encode()
+                await send_wrapper(
+                    {
+                        "type": "http.response.start",
+                        "status": 500,
+                        "headers": [
+                            (b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode()),
+                        ],
+                    }
+                )
+                await send({"type": "http.response.body", "body": body})

@@ -30,10 +30,12 @@ degraded) raises nothing. ``webhook.disabled_auto`` on entering auto_disabled;
 
 from __future__ import annotations
 
-import email.utils
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
+
+# Re-exported: the delivery activity reads a receiver's header through this module.
+from domain.retry_after import parse_retry_after as parse_retry_after
 
 SVIX_SCHEDULE_SECONDS: tuple[float, ...] = (0, 5, 300, 1_800, 7_200, 18_000, 36_000, 36_000)
 
@@ -96,22 +98,6 @@ def jittered(delay: float, random_unit: float, *, ratio: float = 0.2) -> float:
     """Spread a delay over +/- ``ratio`` with ``random_unit`` in [0, 1] (workflow.random() in workflows)."""
     unit = min(max(random_unit, 0.0), 1.0)
     return delay * (1 + ratio * (2 * unit - 1))
-
-
-def parse_retry_after(value: str | None, *, now: datetime) -> float | None:
-    """Seconds a ``Retry-After`` header asks for (delta-seconds or an HTTP date), or None if unreadable."""
-    if value is None:
-        return None
-    text = value.strip()
-    if text.isdigit():
-        return float(text)
-    try:
-        when = email.utils.parsedate_to_datetime(text)
-    except (TypeError, ValueError):
-        return None
-    if when is None or when.tzinfo is None:
-        return None
-    return max(0.0, (when - now).total_seconds())
 
 
 def next_retry_delay(

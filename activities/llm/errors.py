@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
-from email.utils import parsedate_to_datetime
 
 from temporalio.exceptions import ApplicationError
+
+from domain.retry_after import retry_after_from_headers
 
 _MAX_MESSAGE_CHARS = 500
 
@@ -80,29 +81,7 @@ class ProviderNotConfigured(ProviderAuthError):
 
 def retry_after_seconds(headers: Mapping[str, str] | None, *, now: datetime | None = None) -> float | None:
     """Seconds to wait from ``retry-after-ms`` or ``retry-after`` (seconds or HTTP date), if given."""
-    if not headers:
-        return None
-    lowered = {key.lower(): value for key, value in headers.items()}
-    raw_ms = lowered.get("retry-after-ms")
-    if raw_ms:
-        try:
-            return max(0.0, float(raw_ms) / 1000)
-        except ValueError:
-            pass
-    raw = lowered.get("retry-after")
-    if not raw:
-        return None
-    try:
-        return max(0.0, float(raw))
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(raw)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+    return retry_after_from_headers(headers, now=now or datetime.now(UTC))
 
 
 def _should_retry_header(headers: Mapping[str, str] | None) -> bool | None:

@@ -39,7 +39,7 @@ from store.inbound.identity import (
     apply_shared_phone,
     apply_username_update,
 )
-from store.inbound.messages import apply_echo, apply_history, apply_inbound_message
+from store.inbound.messages import apply_message_item
 from store.inbound.outcome import DEFERRED, DUPLICATE, IGNORED, ItemOutcome
 from store.inbound.raw import claim_item
 from store.inbound.statuses import apply_status, status_target_exists
@@ -50,14 +50,14 @@ log = logging.getLogger("switchboard.inbound")
 Handler = Callable[[AsyncSession, Any, Business], Awaitable[ItemOutcome]]
 
 _HANDLERS: dict[type, Handler] = {
-    InboundMessage: apply_inbound_message,
+    InboundMessage: apply_message_item,
     StatusUpdate: apply_status,
     SharedContactPhone: apply_shared_phone,
     IdentityChange: apply_identity_change,
     PhoneNumberChange: apply_phone_change,
-    EchoMessage: apply_echo,
-    HistoryMessage: apply_history,
-    HistoryError: apply_history,
+    EchoMessage: apply_message_item,
+    HistoryMessage: apply_message_item,
+    HistoryError: apply_message_item,
     UsernameUpdate: apply_username_update,
 }
 

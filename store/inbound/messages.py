@@ -1,7 +1,8 @@
-"""Message items: user messages, business-app echoes and history rows, each stored once per wamid."""
+"""Message items: user messages, business-app echoes and history rows, each stored once per wamid by one writer."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -137,91 +138,143 @@ async def _message_event(
     )
 
 
-async def apply_inbound_message(session: AsyncSession, item: InboundMessage, biz: Business) -> ItemOutcome:
-    """Store a user message (received), update contact and conversation, raise the received event."""
-    if await stored_message(
-        session, phone_number_id=biz.phone_number_id, wa_message_id=item.wa_message_id, direction="inbound"
-    ):
-        return ItemOutcome(DUPLICATE)
-    facts = ContactFacts(
-        phone=item.from_phone,
-        wa_id=item.from_wa_id,
-        bsuid=item.bsuid,
-        parent_bsuid=item.parent_bsuid,
-        username=item.username,
-        name=item.profile_name,
-    )
-    contact, conversation, created = await _conversation(session, biz, facts)
-    message = Message(
-        tenant_id=biz.tenant_id,
-        phone_number_id=biz.phone_number_id,
-        direction="inbound",
-        message_type=item.message_type,
-        wa_message_id=item.wa_message_id,
-        status=item.status,
-        from_phone=item.from_phone,
-        to_phone=biz.display_phone,
-        contact_id=contact.id if contact else None,
-        conversation_id=conversation.id if conversation else None,
-        source=SOURCE_CHANNEL,
-        payload=_payload(
-            item,
-            from_user_id=item.from_user_id,
-            from_parent_user_id=item.from_parent_user_id,
-            reply_id=item.reply_id,
-            referral=item.referral,
-            profile_name=item.profile_name,
+@dataclass(frozen=True)
+class _Row:
+    """How one message item is stored: its row's own columns, its contact, what storing it raises."""
+
+    contact: ContactFacts
+    # Message columns beyond those every item shares (see ``apply_message_item``).
+    columns: dict[str, Any]
+    # The channel.message.* event it raises (history rows raise none) and that event's extra facts.
+    event: str | None = None
+    event_facts: dict[str, Any] = field(default_factory=dict)
+    # The user wrote: it moves the conversation's inbound pointer and may start an agent turn.
+    from_user: bool = False
+    # A person wrote from the business side (app echo, outbound history row): the agent steps back.
+    from_business_person: bool = False
+
+
+def _user_message_row(item: InboundMessage, biz: Business) -> _Row:
+    """A user message to the business number: status received, raises channel.message.received."""
+    return _Row(
+        contact=ContactFacts(
+            phone=item.from_phone,
+            wa_id=item.from_wa_id,
+            bsuid=item.bsuid,
+            parent_bsuid=item.parent_bsuid,
             username=item.username,
+            name=item.profile_name,
         ),
-        content=item.content,
-        has_media=item.has_media,
-        error_code=str(item.error_code) if item.error_code is not None else None,
-        error_title=item.error_title,
-        error_message=item.error_message,
-        occurred_at=item.occurred_at,
+        columns={
+            "from_phone": item.from_phone,
+            "to_phone": biz.display_phone,
+            "source": SOURCE_CHANNEL,
+            "payload": _payload(
+                item,
+                from_user_id=item.from_user_id,
+                from_parent_user_id=item.from_parent_user_id,
+                reply_id=item.reply_id,
+                referral=item.referral,
+                profile_name=item.profile_name,
+                username=item.username,
+            ),
+            "content": item.content,
+            "has_media": item.has_media,
+            "error_code": str(item.error_code) if item.error_code is not None else None,
+            "error_title": item.error_title,
+            "error_message": item.error_message,
+        },
+        event=MESSAGE_RECEIVED,
+        event_facts={"from_user_id": item.from_user_id, "from_parent_user_id": item.from_parent_user_id},
+        from_user=True,
     )
-    session.add(message)
-    await session.flush()
-    event_ids = []
-    if conversation is not None:
-        note_inbound_message(conversation, message)
-        await session.flush()
-        if created:
-            event_ids.append(await _created_event(session, biz, conversation, contact))
-    facts_out = message_facts(
-        message, from_user_id=item.from_user_id, from_parent_user_id=item.from_parent_user_id
-    )
-    event_ids.append(
-        await _message_event(
-            session, biz, MESSAGE_RECEIVED, facts_out, item.occurred_at, conversation, contact, created
-        )
-    )
-    turns = []
-    if conversation is not None and starts_turn(item.message_type):
-        thread = await enqueue_turn(
-            session,
-            conversation=conversation,
-            message=message,
-            customer_id=biz.customer_id,
-            now=utcnow(),
-            event_ids=event_ids,
-        )
-        if thread is not None:
-            turns.append((thread.tenant_id, thread.id, message.id))
-    return ItemOutcome(APPLIED, event_ids, turns)
 
 
-async def apply_echo(session: AsyncSession, item: EchoMessage, biz: Business) -> ItemOutcome:
-    """Store a business-app send as an outbound HUMAN_COEXISTENCE message and raise channel.message.echoed."""
-    if await stored_message(
-        session, phone_number_id=biz.phone_number_id, wa_message_id=item.wa_message_id, direction="outbound"
+def _echo_row(item: EchoMessage, biz: Business) -> _Row:
+    """A business-app send: outbound HUMAN_COEXISTENCE, raises channel.message.echoed."""
+    return _Row(
+        contact=ContactFacts(
+            phone=item.to_phone,
+            wa_id=item.to_wa_id,
+            bsuid=item.to_user_id,
+            parent_bsuid=item.to_parent_user_id,
+        ),
+        columns={
+            "from_phone": item.from_phone or biz.display_phone,
+            "to_phone": item.to_phone,
+            "recipient_bsuid": item.to_user_id,
+            "source": item.source,
+            "coexistence_echo": item.coexistence_echo,
+            "payload": _payload(item, to_user_id=item.to_user_id, to_parent_user_id=item.to_parent_user_id),
+            "content": item.content,
+            "has_media": item.has_media,
+            "status_updated_at": utcnow(),
+        },
+        event=MESSAGE_ECHOED,
+        event_facts={"to_user_id": item.to_user_id, "to_parent_user_id": item.to_parent_user_id},
+        from_business_person=True,
+    )
+
+
+def _history_row(item: HistoryMessage | HistoryError, biz: Business) -> _Row:
+    """A history-sync row (status historical, no event); an unrecoverable one as message_type errors."""
+    outbound = item.direction == "outbound"
+    business, contact_phone = biz.display_phone, item.contact_phone
+    history = _compact({"phase": item.phase, "chunk_order": item.chunk_order, "progress": item.progress})
+    columns: dict[str, Any] = {
+        "source": SOURCE_HUMAN_COEXISTENCE if outbound else SOURCE_CHANNEL,
+        "coexistence_echo": outbound,
+    }
+    if isinstance(item, HistoryError):
+        columns |= {
+            "from_phone": business if outbound else contact_phone,
+            "to_phone": contact_phone if outbound else business,
+            "payload": {"type": item.message_type, "raw": item.raw, "history": history},
+            "error_title": item.error_title,
+            "error_code": str(item.error_code) if item.error_code is not None else None,
+            "error_message": item.error_message,
+        }
+    else:
+        columns |= {
+            "from_phone": item.from_phone or (business if outbound else contact_phone),
+            "to_phone": item.to_phone or (contact_phone if outbound else business),
+            "payload": _payload(item, history=history, history_status=item.history_status),
+            "content": item.content,
+            "has_media": item.has_media,
+        }
+    return _Row(
+        contact=ContactFacts(phone=item.contact_phone, bsuid=item.contact_user_id),
+        columns=columns,
+        from_business_person=outbound and not isinstance(item, HistoryError),
+    )
+
+
+MessageItem = InboundMessage | EchoMessage | HistoryMessage | HistoryError
+
+
+def _row_for(item: MessageItem, biz: Business) -> _Row:
+    if isinstance(item, InboundMessage):
+        return _user_message_row(item, biz)
+    if isinstance(item, EchoMessage):
+        return _echo_row(item, biz)
+    return _history_row(item, biz)
+
+
+async def apply_message_item(session: AsyncSession, item: MessageItem, biz: Business) -> ItemOutcome:
+    """Store a user message, business-app echo or history row once per wamid, and raise its events.
+
+    The contact and conversation are created on first contact; a user message may
+    record an agent turn, a person writing from the business side mutes the agent.
+    """
+    if item.wa_message_id and await stored_message(
+        session,
+        phone_number_id=biz.phone_number_id,
+        wa_message_id=item.wa_message_id,
+        direction=item.direction,
     ):
         return ItemOutcome(DUPLICATE)
-    facts = ContactFacts(
-        phone=item.to_phone, wa_id=item.to_wa_id, bsuid=item.to_user_id, parent_bsuid=item.to_parent_user_id
-    )
-    contact, conversation, created = await _conversation(session, biz, facts)
-    now = utcnow()
+    row = _row_for(item, biz)
+    contact, conversation, created = await _conversation(session, biz, row.contact)
     message = Message(
         tenant_id=biz.tenant_id,
         phone_number_id=biz.phone_number_id,
@@ -229,35 +282,42 @@ async def apply_echo(session: AsyncSession, item: EchoMessage, biz: Business) ->
         message_type=item.message_type,
         wa_message_id=item.wa_message_id,
         status=item.status,
-        from_phone=item.from_phone or biz.display_phone,
-        to_phone=item.to_phone,
-        recipient_bsuid=item.to_user_id,
         contact_id=contact.id if contact else None,
         conversation_id=conversation.id if conversation else None,
-        source=item.source,
-        coexistence_echo=item.coexistence_echo,
-        payload=_payload(item, to_user_id=item.to_user_id, to_parent_user_id=item.to_parent_user_id),
-        content=item.content,
-        has_media=item.has_media,
         occurred_at=item.occurred_at,
-        status_updated_at=now,
+        **row.columns,
     )
     session.add(message)
     await session.flush()
-    event_ids = []
+    outcome = ItemOutcome(APPLIED)
     if conversation is not None:
-        note_other_message(conversation, message)
+        if row.from_user:
+            note_inbound_message(conversation, message)
+        else:
+            note_other_message(conversation, message)
         await session.flush()
         if created:
-            event_ids.append(await _created_event(session, biz, conversation, contact))
-    facts_out = message_facts(message, to_user_id=item.to_user_id, to_parent_user_id=item.to_parent_user_id)
-    event_ids.append(
-        await _message_event(
-            session, biz, MESSAGE_ECHOED, facts_out, item.occurred_at, conversation, contact, created
+            outcome.event_ids.append(await _created_event(session, biz, conversation, contact))
+    if row.event is not None:
+        facts = message_facts(message, **row.event_facts)
+        outcome.event_ids.append(
+            await _message_event(
+                session, biz, row.event, facts, item.occurred_at, conversation, contact, created
+            )
         )
-    )
-    outcome = ItemOutcome(APPLIED, event_ids)
-    await _human_wrote(session, outcome, conversation, sent_at=item.occurred_at)
+    if row.from_user and conversation is not None and starts_turn(item.message_type):
+        thread = await enqueue_turn(
+            session,
+            conversation=conversation,
+            message=message,
+            customer_id=biz.customer_id,
+            now=utcnow(),
+            event_ids=outcome.event_ids,
+        )
+        if thread is not None:
+            outcome.turns.append((thread.tenant_id, thread.id, message.id))
+    if row.from_business_person:
+        await _human_wrote(session, outcome, conversation, sent_at=item.occurred_at)
     return outcome
 
 
@@ -271,66 +331,3 @@ async def _human_wrote(
     outcome.event_ids.extend(event_ids)
     if thread is not None and event_ids:
         outcome.woken.append((thread.tenant_id, thread.id))
-
-
-async def apply_history(
-    session: AsyncSession, item: HistoryMessage | HistoryError, biz: Business
-) -> ItemOutcome:
-    """Store a history-sync row (status historical); unrecoverable rows as message_type errors."""
-    if item.wa_message_id and await stored_message(
-        session,
-        phone_number_id=biz.phone_number_id,
-        wa_message_id=item.wa_message_id,
-        direction=item.direction,
-    ):
-        return ItemOutcome(DUPLICATE)
-    contact, conversation, created = await _conversation(
-        session, biz, ContactFacts(phone=item.contact_phone, bsuid=item.contact_user_id)
-    )
-    outbound = item.direction == "outbound"
-    common: dict[str, Any] = {
-        "tenant_id": biz.tenant_id,
-        "phone_number_id": biz.phone_number_id,
-        "direction": item.direction,
-        "wa_message_id": item.wa_message_id,
-        "status": item.status,
-        "contact_id": contact.id if contact else None,
-        "conversation_id": conversation.id if conversation else None,
-        "source": SOURCE_HUMAN_COEXISTENCE if outbound else SOURCE_CHANNEL,
-        "coexistence_echo": outbound,
-        "occurred_at": item.occurred_at,
-    }
-    history = _compact({"phase": item.phase, "chunk_order": item.chunk_order, "progress": item.progress})
-    if isinstance(item, HistoryError):
-        message = Message(
-            **common,
-            message_type=item.message_type,
-            from_phone=biz.display_phone if outbound else item.contact_phone,
-            to_phone=item.contact_phone if outbound else biz.display_phone,
-            payload={"type": item.message_type, "raw": item.raw, "history": history},
-            error_title=item.error_title,
-            error_code=str(item.error_code) if item.error_code is not None else None,
-            error_message=item.error_message,
-        )
-    else:
-        message = Message(
-            **common,
-            message_type=item.message_type,
-            from_phone=item.from_phone or (biz.display_phone if outbound else item.contact_phone),
-            to_phone=item.to_phone or (item.contact_phone if outbound else biz.display_phone),
-            payload=_payload(item, history=history, history_status=item.history_status),
-            content=item.content,
-            has_media=item.has_media,
-        )
-    session.add(message)
-    await session.flush()
-    event_ids = []
-    if conversation is not None:
-        note_other_message(conversation, message)
-        await session.flush()
-        if created:
-            event_ids.append(await _created_event(session, biz, conversation, contact))
-    outcome = ItemOutcome(APPLIED, event_ids)
-    if outbound and not isinstance(item, HistoryError):
-        await _human_wrote(session, outcome, conversation, sent_at=item.occurred_at)
-    return outcome
