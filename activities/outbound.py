@@ -24,6 +24,7 @@ from temporalio.client import Client
 from activities.dispatch import dispatch_events
 from activities.send_input import send_input_for, tier_rates
 from domain.errors import Forbidden, RateLimited
+from domain.message_status import QUEUED
 from domain.phone import canonical_phone
 from domain.send_payload import (
     MEDIA_TYPES,
@@ -206,7 +207,7 @@ async def _store(
         phone_number_id=phone.phone_number_id,
         direction="outbound",
         message_type=send.type,
-        status=messages.QUEUED,
+        status=QUEUED,
         to_phone=to_phone,
         from_phone=business_phone(phone),
         sent_by=ctx.sent_by,

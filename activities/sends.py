@@ -2,47 +2,42 @@
 
 The workflow already holds the upstream's answer in its history, so this
 activity may be retried freely: a message that is no longer ``queued`` was
-recorded by an earlier attempt and is only re-read.
+recorded by an earlier attempt and is only re-read. The rows are written by
+store functions; the activity returns a typed ``SendReport`` and the API edge
+renders the spec's answer from it.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any
 
-from sqlmodel import select
 from temporalio import activity
 
 from activities.agents.timers import wake_timers_or_log
 from activities.deps import ActivityDeps
 from activities.webhooks.config import config_from_settings
 from activities.webhooks.dispatching import RecordedPlan, plan_recorded, start_planned
-from domain.error_body import error_body
 from domain.events import MESSAGE_FAILED, MESSAGE_SENT, message_event
 from models.base import utcnow
 from models.messages_api import MessagePublic
-from models.messaging import Contact, Conversation, Message
-from models.send import SendOutcome, SendResult
-from store import idempotency
+from models.messaging import Contact, Message
+from models.send import SendOutcome, SendReport
+from store import conversations, idempotency, messages
 from store.agents.guardrails import HUMAN_SOURCES, note_human_message
 from store.database import unit_of_work
 from store.events import record_event
 from store.inbound.events import conversation_facts, message_facts
-from store.messages import QUEUED
 
 log = logging.getLogger("switchboard.sends")
 
+# The status of a send's 2xx answer, stored for Idempotency-Key replays.
 CREATED = 201
 
 
-def _result(message: Message, outcome: SendOutcome) -> SendResult:
-    if outcome.failure is None:
-        return SendResult(status_code=CREATED, body=MessagePublic.of(message).model_dump())
-    failure = outcome.failure
-    body: dict[str, Any] = error_body(failure.status_code, failure.error_message, code=failure.code)
-    body["error_message"] = failure.error_message
-    body["message_id"] = message.id
-    return SendResult(status_code=failure.status_code, body=body)
+def _report(message: Message, outcome: SendOutcome) -> SendReport:
+    if outcome.failure is not None:
+        return SendReport(message_id=message.id, failure=outcome.failure)
+    return SendReport(message_id=message.id, sent=MessagePublic.of(message))
 
 
 def _recipient_user_ids(message: Message, contact: Contact | None) -> dict[str, str | None]:
@@ -63,39 +58,24 @@ class SendRecordActivities:
         self._webhooks = config_from_settings(deps.settings)
 
     @activity.defn(name="record_send_outcome")
-    async def record_outcome(self, outcome: SendOutcome) -> SendResult:
+    async def record_outcome(self, outcome: SendOutcome) -> SendReport:
         """Mark the message sent or failed, store or release its idempotency key, raise its event."""
         event_ids: list[str] = []
         plan = RecordedPlan()
         async with unit_of_work(self._deps.sessions) as session:
-            # One round trip for the message, its conversation and contact.
-            row = (
-                await session.execute(
-                    select(Message, Conversation, Contact)
-                    .outerjoin(Conversation, Conversation.id == Message.conversation_id)  # type: ignore[arg-type]
-                    .outerjoin(Contact, Contact.id == Conversation.contact_id)  # type: ignore[arg-type]
-                    .where(Message.id == outcome.message_id)  # type: ignore[arg-type]
-                    .execution_options(populate_existing=True)
-                )
-            ).first()
-            if row is None:
-                raise RuntimeError(f"message {outcome.message_id} vanished")
-            message, conversation, contact = row
-            if message.status != QUEUED:
-                return _result(message, outcome)
+            message, conversation, contact = await messages.send_with_context(session, outcome.message_id)
             now = utcnow()
-            if outcome.failure is None:
-                message.status = "sent"
-                message.wa_message_id = outcome.wa_message_id
-                # to_phone stays canonical even when the alternate form got through.
-            else:
-                message.status = "failed_transient" if outcome.transient else "failed"
-                message.error_code = outcome.failure.code
-                message.error_title = outcome.failure.error_title
-                message.error_message = outcome.failure.error_message
-            message.status_updated_at = now
-            await session.flush()
-            result = _result(message, outcome)
+            settled = await messages.settle_send(
+                session,
+                message,
+                now=now,
+                wa_message_id=outcome.wa_message_id,
+                failure=outcome.failure,
+                transient=outcome.transient,
+            )
+            report = _report(message, outcome)
+            if not settled:
+                return report
             human_thread = None
             if outcome.failure is None and message.source in HUMAN_SOURCES:
                 # A person wrote in this conversation: the agent steps back (human-intervention scan).
@@ -104,9 +84,7 @@ class SendRecordActivities:
                 )
                 event_ids.extend(mute_events)
             if conversation is not None and outcome.failure is None:
-                conversation.last_message_id = message.id
-                conversation.last_message_at = message.occurred_at
-                conversation.updated_at = now
+                conversations.note_sent_message(conversation, message, now=now)
             kind = MESSAGE_SENT if outcome.failure is None else MESSAGE_FAILED
             facts = message_facts(
                 message,
@@ -134,13 +112,13 @@ class SendRecordActivities:
             if event.dispatched_at is None:
                 event_ids.append(event.id)
             if outcome.idempotency_key:
-                if outcome.failure is None:
+                if report.sent is not None:
                     await idempotency.complete(
                         session,
                         tenant_id=message.tenant_id,
                         key=outcome.idempotency_key,
-                        status=result.status_code,
-                        body=result.body,
+                        status=CREATED,
+                        body=report.sent.model_dump(),
                         now=now,
                     )
                 else:
@@ -158,4 +136,4 @@ class SendRecordActivities:
                 task_queue=self._deps.settings.temporal_task_queue,
             )
         log.info("send recorded", extra={"message_id": message.id, "status": message.status})
-        return result
+        return report

@@ -32,13 +32,14 @@ from temporalio.service import RPCError
 from activities.outbound import SendContext, create_send, sandbox_checks
 from api.principal import Principal
 from api.state import AppState
+from domain.error_body import error_body
 from domain.errors import InternalFailure, MissingRequiredField
 from domain.phone import canonical_phone
 from domain.send_payload import SendRequest, parse_send_request
 from models.base import iso_millis, new_id, utcnow
 from models.messages_api import MessagePublic, sandbox_response
 from models.messaging import Message
-from models.send import SendInput, SendResult
+from models.send import SendInput, SendReport
 from models.tenancy import PhoneNumber
 from store import idempotency, messages
 from store.database import unit_of_work
@@ -52,8 +53,23 @@ log = logging.getLogger("switchboard.sending")
 START_TIMEOUT_SECONDS = 5.0
 
 
-def _json(result: SendResult, *, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse(result.body, status_code=result.status_code, headers=headers)
+def send_answer(report: SendReport) -> JSONResponse:
+    """The spec's answer to a send that ended: 201 with the message, or the failure's 4xx/5xx body.
+
+    A failure is answered, not raised: the message exists (``message_id``) and
+    callers such as the retry endpoint keep their guard for it.
+    """
+    if report.failure is None:
+        if report.sent is None:
+            raise InternalFailure(
+                "the send ended without an outcome", details={"message_id": report.message_id}
+            )
+        return JSONResponse(report.sent.model_dump(), status_code=201)
+    failure = report.failure
+    body = error_body(failure.status_code, failure.error_message, code=failure.code)
+    body["error_message"] = failure.error_message
+    body["message_id"] = report.message_id
+    return JSONResponse(body, status_code=failure.status_code)
 
 
 async def submit(state: AppState, who: Principal, raw: Any, ctx: SendContext) -> JSONResponse:
@@ -174,7 +190,7 @@ async def _run(state: AppState, request: SendInput) -> JSONResponse:
         log.warning("send workflow not started; left queued", extra={"message_id": request.message_id})
         return await _accepted(state, request.message_id)
     try:
-        result: SendResult = await asyncio.wait_for(handle.result(), timeout=state.settings.send_wait_seconds)
+        report: SendReport = await asyncio.wait_for(handle.result(), timeout=state.settings.send_wait_seconds)
     except (TimeoutError, RPCError):
         return await _accepted(state, request.message_id)
     except WorkflowFailureError as exc:
@@ -183,7 +199,7 @@ async def _run(state: AppState, request: SendInput) -> JSONResponse:
             "the send failed inside the service; retry with backoff (an Idempotency-Key is free again)",
             details={"message_id": request.message_id},
         ) from exc
-    return _json(result)
+    return send_answer(report)
 
 
 async def _accepted(state: AppState, message_id: str) -> JSONResponse:

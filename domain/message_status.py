@@ -17,6 +17,12 @@ is created as ``sent``); an upstream ``sent`` status for that row then changes
 nothing. A message first learned of through a status (``current`` None) takes
 the update's status and emits its event.
 
+A live send is stored ``queued`` until its workflow records what the upstream
+answered (``send_outcome_status``): ``sent``, ``failed`` for a refusal, or
+``failed_transient`` when the upstream stayed unavailable for the whole retry
+window. Upstream statuses never move a ``queued`` row (the send's own outcome
+does).
+
 Retries: only ``failed`` and ``failed_transient`` messages may be retried, at
 most one request per ``RETRY_GUARD`` (5 minutes); a refused request is told the
 time actually left, rounded up.
@@ -28,6 +34,7 @@ import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+QUEUED = "queued"
 SENT = "sent"
 DELIVERED = "delivered"
 READ = "read"
@@ -37,6 +44,7 @@ SENT_SANDBOX = "sent_sandbox"
 RECEIVED = "received"
 HISTORICAL = "historical"
 
+# Statuses a message rests in (``queued`` is transient: the send workflow always settles it).
 MESSAGE_STATUSES = (SENT, DELIVERED, READ, FAILED, FAILED_TRANSIENT, SENT_SANDBOX, RECEIVED, HISTORICAL)
 UPSTREAM_STATUSES = (SENT, DELIVERED, READ, FAILED)
 RETRYABLE_STATUSES = frozenset({FAILED, FAILED_TRANSIENT})
@@ -90,6 +98,13 @@ def apply_status_update(current: str | None, update: str) -> StatusTransition | 
     if new is None:
         return None
     return StatusTransition(status=new, event=STATUS_EVENTS[new])
+
+
+def send_outcome_status(*, failed: bool, transient: bool) -> str:
+    """The status a queued send settles in once its workflow knows the upstream's answer."""
+    if not failed:
+        return SENT
+    return FAILED_TRANSIENT if transient else FAILED
 
 
 def can_retry(status: str) -> bool:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, model_validator
+
+from models.messages_api import MessagePublic
 
 SEND_WORKFLOW = "SendMessage"
 
@@ -69,11 +71,38 @@ class SendOutcome(BaseModel):
     transient: bool = False
 
 
-class SendResult(BaseModel):
-    """The HTTP answer the API gives for this send (also what a replay returns)."""
+class SendReport(BaseModel):
+    """How a send ended: the SendMessage workflow's result (the API renders the spec's answer from it).
 
-    status_code: int
-    body: dict[str, Any]
+    Exactly one of ``sent`` (the message as recorded when the upstream accepted
+    it) and ``failure`` is set.
+    """
+
+    message_id: str
+    sent: MessagePublic | None = None
+    failure: UpstreamFailureInfo | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_rendered_answer(cls, data: Any) -> Any:
+        """Read the rendered ``{status_code, body}`` answer that sends recorded before this type.
+
+        Histories of sends in flight across the deploy that introduced it hold
+        that shape as the result of ``record_send_outcome`` (a workflow replays
+        it from its history), and a worker of the previous release returns it.
+        """
+        if not isinstance(data, dict) or "status_code" not in data or "message_id" in data:
+            return data
+        body = data["body"]
+        if data["status_code"] < 300:
+            return {"message_id": body["id"], "sent": body}
+        failure = {
+            "code": body.get("code"),
+            "status_code": data["status_code"],
+            "error_title": body.get("error", ""),
+            "error_message": body["error_message"],
+        }
+        return {"message_id": body["message_id"], "failure": failure}
 
 
 class SlotRequest(BaseModel):

@@ -10,10 +10,12 @@ a BSUID rotation or a send.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import Select, false, func, or_, select, update
+from sqlalchemy.engine import CursorResult
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlmodel import col
 
 from domain.errors import NotFound
 from domain.message_status import CONVERSATION_ARCHIVED, conversation_status_after_inbound, latest_inbound_at
@@ -30,7 +32,9 @@ async def open_conversation(
     """The conversation of this number with this contact, locked, created if missing; True when created."""
     stmt = (
         select(Conversation)
-        .where(Conversation.phone_number_id == phone_number_id, Conversation.contact_id == contact.id)
+        .where(
+            col(Conversation.phone_number_id) == phone_number_id, col(Conversation.contact_id) == contact.id
+        )
         .with_for_update()
     )
     conversation = (await session.execute(stmt)).scalars().first()
@@ -89,24 +93,26 @@ async def file_unfiled_messages(session: AsyncSession, conversation: Conversatio
         .where(
             Message.contact_id.is_(None),  # type: ignore[union-attr]
             Message.conversation_id.is_(None),  # type: ignore[union-attr]
-            Message.tenant_id == conversation.tenant_id,
-            Message.phone_number_id == conversation.phone_number_id,
-            Message.direction == "outbound",
+            col(Message.tenant_id) == conversation.tenant_id,
+            col(Message.phone_number_id) == conversation.phone_number_id,
+            col(Message.direction) == "outbound",
             or_(false(), *addressed),
         )
         .values(conversation_id=conversation.id, contact_id=conversation.contact_id)
         .execution_options(synchronize_session=False)
     )
-    return int(result.rowcount or 0)
+    return int(cast("CursorResult[Any]", result).rowcount or 0)
 
 
 async def _file_for_contact(session: AsyncSession, contact_id: str) -> None:
-    stmt = select(Conversation).where(Conversation.contact_id == contact_id)
+    stmt = select(Conversation).where(col(Conversation.contact_id) == contact_id)
     for conversation in (await session.execute(stmt.execution_options(populate_existing=True))).scalars():
         await file_unfiled_messages(session, conversation)
 
 
 def _note_last_message(conversation: Conversation, message: Message) -> None:
+    # Never backwards: a send recorded hours after it was queued (the upstream was down) is older
+    # than a message that arrived meanwhile, and a late history row older than what is shown.
     last = conversation.last_message_at
     if last is None or message.occurred_at >= last:
         conversation.last_message_at = message.occurred_at
@@ -128,11 +134,17 @@ def note_other_message(conversation: Conversation, message: Message) -> None:
     conversation.updated_at = utcnow()
 
 
+def note_sent_message(conversation: Conversation, message: Message, *, now: datetime) -> None:
+    """A send the upstream accepted: only the last-message pointer moves, and only forward."""
+    _note_last_message(conversation, message)
+    conversation.updated_at = now
+
+
 async def backfill_contact_phone(session: AsyncSession, *, contact_id: str, phone: str) -> None:
     """Set contact_phone on the contact's conversations that have none."""
     await session.execute(
         update(Conversation)
-        .where(Conversation.contact_id == contact_id, Conversation.contact_phone.is_(None))  # type: ignore[union-attr]
+        .where(col(Conversation.contact_id) == contact_id, col(Conversation.contact_phone).is_(None))
         .values(contact_phone=phone, updated_at=utcnow())
     )
     await _file_for_contact(session, contact_id)
@@ -142,7 +154,7 @@ async def replace_contact_fields(session: AsyncSession, *, contact_id: str, **va
     """Copy changed contact identity fields (phone, bsuid) onto all of the contact's conversations."""
     await session.execute(
         update(Conversation)
-        .where(Conversation.contact_id == contact_id)
+        .where(col(Conversation.contact_id) == contact_id)
         .values(**values, updated_at=utcnow())
     )
     if {"contact_phone", "contact_bsuid"} & values.keys():
@@ -153,9 +165,9 @@ def inbox_conversations(
     tenant_id: str, *, status: str | None = None, phone_number_id: str | None = None
 ) -> Select[Any]:
     """The tenant's conversations on numbers visible in the inbox, most recent first."""
-    visible = select(PhoneNumber.phone_number_id).where(
-        PhoneNumber.tenant_id == tenant_id,
-        PhoneNumber.hidden_from_inbox.is_(False),  # type: ignore[attr-defined]
+    visible = select(col(PhoneNumber.phone_number_id)).where(
+        col(PhoneNumber.tenant_id) == tenant_id,
+        col(PhoneNumber.hidden_from_inbox).is_(False),
     )
     stmt = owned(Conversation, tenant_id).where(
         Conversation.phone_number_id.in_(visible),  # type: ignore[attr-defined]
@@ -180,7 +192,7 @@ async def visible_conversation(
     session: AsyncSession, tenant_id: str, conversation_id: str, *, lock: bool = False
 ) -> Conversation:
     """The tenant's conversation on a number visible in the inbox, else 404."""
-    stmt = inbox_conversations(tenant_id).where(Conversation.id == conversation_id)
+    stmt = inbox_conversations(tenant_id).where(col(Conversation.id) == conversation_id)
     if lock:
         stmt = stmt.with_for_update()
     conversation = (await session.execute(stmt)).scalars().first()
@@ -194,7 +206,7 @@ def conversation_messages(conversation_id: str) -> Select[Any]:
     """A conversation's messages, newest first."""
     return (
         select(Message)
-        .where(Message.conversation_id == conversation_id)
+        .where(col(Message.conversation_id) == conversation_id)
         .order_by(Message.occurred_at.desc(), Message.id.desc())  # type: ignore[attr-defined]
     )
 

@@ -1,4 +1,4 @@
-"""SQL for outbound messages: resolution, persistence, listing, retries."""
+"""SQL for outbound messages: resolution, persistence, send outcomes, listing, retries."""
 
 from __future__ import annotations
 
@@ -10,14 +10,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import select
 
 from domain.errors import Forbidden, ValidationFailed
-from domain.message_status import RETRYABLE_STATUSES
+from domain.message_status import QUEUED, RETRYABLE_STATUSES, send_outcome_status
 from domain.phone import phone_variants
-from models.messaging import Conversation, MediaAsset, Message, Template
+from models.messaging import Contact, Conversation, MediaAsset, Message, Template
+from models.send import UpstreamFailureInfo
 from models.tenancy import Customer, PhoneNumber, Waba
 from store.pagination import paginate
 from store.scoping import owned
-
-QUEUED = "queued"
 
 _messages = Message.__table__  # type: ignore[attr-defined]
 
@@ -126,6 +125,49 @@ async def queued_count(session: AsyncSession, phone_number_id: str) -> int:
     return int((await session.execute(stmt)).scalar_one())
 
 
+async def send_with_context(
+    session: AsyncSession, message_id: str
+) -> tuple[Message, Conversation | None, Contact | None]:
+    """A send's message with its conversation and contact, fresh from the database, in one round trip."""
+    row = (
+        await session.execute(
+            select(Message, Conversation, Contact)
+            .outerjoin(Conversation, Conversation.id == Message.conversation_id)  # type: ignore[arg-type]
+            .outerjoin(Contact, Contact.id == Conversation.contact_id)  # type: ignore[arg-type]
+            .where(Message.id == message_id)
+            .execution_options(populate_existing=True)
+        )
+    ).first()
+    if row is None:
+        raise RuntimeError(f"message {message_id} vanished")
+    return row[0], row[1], row[2]
+
+
+async def settle_send(
+    session: AsyncSession,
+    message: Message,
+    *,
+    now: datetime,
+    wa_message_id: str | None = None,
+    failure: UpstreamFailureInfo | None = None,
+    transient: bool = False,
+) -> bool:
+    """Store what the upstream answered on a queued send; False when an earlier attempt settled it already."""
+    if message.status != QUEUED:
+        return False
+    message.status = send_outcome_status(failed=failure is not None, transient=transient)
+    if failure is None:
+        # to_phone stays canonical even when the alternate form got through.
+        message.wa_message_id = wa_message_id
+    else:
+        message.error_code = failure.code
+        message.error_title = failure.error_title
+        message.error_message = failure.error_message
+    message.status_updated_at = now
+    await session.flush()
+    return True
+
+
 @dataclass(frozen=True)
 class MessageFilters:
     phone_number_id: str | None = None
@@ -223,11 +265,13 @@ async def stale_unstarted(
     """Queued messages whose send workflow was never seen to start, oldest first."""
     stmt = (
         select(Message, PhoneNumber)
-        .join(PhoneNumber, PhoneNumber.phone_number_id == Message.phone_number_id)
+        .join(PhoneNumber, PhoneNumber.phone_number_id == Message.phone_number_id)  # type: ignore[arg-type]
         .where(
-            Message.status == QUEUED, Message.workflow_started_at.is_(None), Message.created_at < older_than
-        )  # type: ignore[union-attr]
-        .order_by(Message.created_at)
+            Message.status == QUEUED,
+            Message.workflow_started_at.is_(None),  # type: ignore[union-attr]
+            Message.created_at < older_than,
+        )
+        .order_by(Message.created_at)  # type: ignore[arg-type]
         .limit(limit)
     )
     return [(row[0], row[1]) for row in (await session.execute(stmt)).all()]

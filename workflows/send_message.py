@@ -7,6 +7,12 @@ outcome. Every step survives a worker crash: the workflow resumes where it was
 and the message is sent, not lost. The throughput slot and the outcome record
 are short writes to our own database, so they run as local activities (no
 task-queue round trip); the upstream call is a regular activity.
+
+The result is a typed ``SendReport`` (the message as sent, or why it failed);
+the API renders the spec's answer from it. Histories recorded before that type
+hold a rendered ``{status_code, body}`` as the outcome activity's result;
+``SendReport`` reads that shape too (see ``tests/workflows/test_send_replay.py``),
+so the command sequence is unchanged and no ``workflow.patched`` is needed.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from datetime import timedelta
 from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError, RetryState
 from temporalio.exceptions import TimeoutError as TemporalTimeout
+from temporalio.workflow import ActivityConfig
 
 from workflows.policies import LOCAL_WRITE, MEDIA_TRANSFER, UPSTREAM_SEND
 
@@ -31,7 +38,7 @@ with workflow.unsafe.imports_passed_through():
         SendAttemptResult,
         SendInput,
         SendOutcome,
-        SendResult,
+        SendReport,
         SlotRequest,
         UpstreamFailureInfo,
         send_workflow_id,
@@ -48,7 +55,7 @@ class SendMessageWorkflow:
     """Sends one message and records its outcome."""
 
     @workflow.run
-    async def run(self, request: SendInput) -> SendResult:
+    async def run(self, request: SendInput) -> SendReport:
         body = request.body
         if request.media_link and request.media_type:
             prepared = await workflow.execute_activity_method(
@@ -82,6 +89,11 @@ class SendMessageWorkflow:
     async def _send(self, request: SendInput, body: dict) -> SendAttemptResult:
         if request.per_second is not None:
             await self._wait_for_slot(request.phone_number_id, request.per_second)
+        # The retry window comes with the request (SEND_RETRY_WINDOW_SECONDS), not from the policy.
+        options: ActivityConfig = {
+            **UPSTREAM_SEND,
+            "schedule_to_close_timeout": timedelta(seconds=request.retry_window_seconds),
+        }
         try:
             return await workflow.execute_activity_method(
                 ChannelActivities.send,
@@ -92,10 +104,7 @@ class SendMessageWorkflow:
                     waba_id=request.waba_id,
                     body=body,
                 ),
-                **{
-                    **UPSTREAM_SEND,
-                    "schedule_to_close_timeout": timedelta(seconds=request.retry_window_seconds),
-                },
+                **options,
             )
         except ActivityError as err:
             # Retries ran out (the retry window passed: the last failure was a retryable one or a
@@ -128,7 +137,7 @@ class SendMessageWorkflow:
         failure: UpstreamFailureInfo | None = None,
         sent_to: str | None = None,
         transient: bool = False,
-    ) -> SendResult:
+    ) -> SendReport:
         outcome = SendOutcome(
             message_id=request.message_id,
             tenant_id=request.tenant_id,

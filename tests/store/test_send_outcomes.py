@@ -1,0 +1,121 @@
+"""Send outcomes on a real database: a queued send settles once, and never moves its conversation back."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from domain.message_status import FAILED, FAILED_TRANSIENT, QUEUED, RECEIVED, SENT
+from models.base import utcnow
+from models.messaging import Contact, Conversation, Message
+from models.send import UpstreamFailureInfo
+from models.tenancy import Customer, Tenant
+from store import conversations, messages
+from store.database import create_engine, session_factory, unit_of_work
+
+REFUSED = UpstreamFailureInfo(
+    code="RECIPIENT_NOT_ON_WHATSAPP",
+    status_code=400,
+    error_title="Message undeliverable",
+    error_message="recipient is not on WhatsApp",
+    upstream_code=131026,
+)
+T0 = utcnow() - timedelta(hours=3)
+
+
+@pytest.fixture
+async def sessions(database_url):
+    engine = create_engine(database_url)
+    factory = session_factory(engine)
+    async with unit_of_work(factory) as session:
+        session.add(Tenant(id="ten_a", name="A"))
+        await session.flush()
+        session.add(Customer(id="cus_a", tenant_id="ten_a", name="A"))
+        await session.flush()
+        session.add(Contact(id="ct_a", tenant_id="ten_a", customer_id="cus_a", phone="14155550100"))
+        await session.flush()
+        session.add(
+            Conversation(
+                id="conv_a",
+                tenant_id="ten_a",
+                customer_id="cus_a",
+                phone_number_id="800000000001",
+                contact_id="ct_a",
+            )
+        )
+        await session.flush()
+        session.add(_message("msg_out", direction="outbound", status=QUEUED, at=T0))
+    yield factory
+    await engine.dispose()
+
+
+def _message(message_id: str, *, direction: str, status: str, at) -> Message:  # type: ignore[no-untyped-def]
+    return Message(
+        id=message_id,
+        tenant_id="ten_a",
+        phone_number_id="800000000001",
+        direction=direction,
+        message_type="text",
+        status=status,
+        to_phone="14155550100",
+        conversation_id="conv_a",
+        contact_id="ct_a",
+        payload={"type": "text", "text": {"body": "hi"}},
+        created_at=at,
+        occurred_at=at,
+        status_updated_at=at,
+    )
+
+
+async def _settle(sessions, **outcome) -> tuple[bool, Message]:  # type: ignore[no-untyped-def]
+    async with unit_of_work(sessions) as session:
+        message, conversation, contact = await messages.send_with_context(session, "msg_out")
+        assert (conversation.id, contact.id) == ("conv_a", "ct_a")
+        settled = await messages.settle_send(session, message, now=utcnow(), **outcome)
+    return settled, message
+
+
+async def test_a_sent_outcome_settles_once(sessions):
+    settled, message = await _settle(sessions, wa_message_id="wamid.ONE")
+    assert settled and (message.status, message.wa_message_id) == (SENT, "wamid.ONE")
+    again, message = await _settle(sessions, wa_message_id="wamid.TWO")
+    assert not again and (message.status, message.wa_message_id) == (SENT, "wamid.ONE")
+
+
+@pytest.mark.parametrize(("transient", "status"), [(False, FAILED), (True, FAILED_TRANSIENT)])
+async def test_a_failure_stores_its_reason(sessions, transient: bool, status: str):
+    settled, message = await _settle(sessions, failure=REFUSED, transient=transient)
+    assert settled and message.status == status
+    assert (message.error_code, message.error_title, message.error_message) == (
+        "RECIPIENT_NOT_ON_WHATSAPP",
+        "Message undeliverable",
+        "recipient is not on WhatsApp",
+    )
+    assert message.wa_message_id is None
+
+
+async def test_a_late_send_leaves_the_pointer_on_a_newer_message(sessions):
+    newer = T0 + timedelta(hours=1)
+    async with unit_of_work(sessions) as session:
+        inbound = _message("msg_in", direction="inbound", status=RECEIVED, at=newer)
+        session.add(inbound)
+        conversation = await session.get(Conversation, "conv_a")
+        conversations.note_inbound_message(conversation, inbound)
+    async with unit_of_work(sessions) as session:
+        message, conversation, _ = await messages.send_with_context(session, "msg_out")
+        await messages.settle_send(session, message, now=utcnow(), wa_message_id="wamid.LATE")
+        conversations.note_sent_message(conversation, message, now=utcnow())
+    async with sessions() as session:
+        conversation = await session.get(Conversation, "conv_a")
+        assert (conversation.last_message_id, conversation.last_message_at) == ("msg_in", newer)
+
+
+async def test_a_send_newer_than_the_last_message_moves_the_pointer(sessions):
+    async with unit_of_work(sessions) as session:
+        message, conversation, _ = await messages.send_with_context(session, "msg_out")
+        await messages.settle_send(session, message, now=utcnow(), wa_message_id="wamid.ONE")
+        conversations.note_sent_message(conversation, message, now=utcnow())
+    async with sessions() as session:
+        conversation = await session.get(Conversation, "conv_a")
+        assert (conversation.last_message_id, conversation.last_message_at) == ("msg_out", T0)

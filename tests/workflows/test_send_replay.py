@@ -1,0 +1,140 @@
+"""Recorded SendMessage histories replay against today's code (a determinism regression check).
+
+Sends run for up to 24 h (the upstream retry window), so a deploy meets sends
+in flight: a change to the workflow's command sequence or to the payloads it
+decodes from its history must stay compatible with them. The histories under
+``histories/send_message_*.json`` were recorded from real sends (the API, a
+real worker, the dev server and a fake upstream on loopback). Re-record them
+with ``RECORD_SEND_HISTORIES=1 pytest tests/workflows/test_send_replay.py``
+only after a deliberate change that keeps the old ones replaying (a
+``workflow.patched`` branch); keep the old files beside the new ones.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import pytest
+from temporalio.client import WorkflowHistory
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Replayer
+
+from api.sending import send_answer
+from models.send import SendReport, send_workflow_id
+from tests.support.fake_channel import FakeChannel, Scripted, cloud_error
+from tests.support.http_server import serve_app
+from tests.support.tenants import TenantFixture
+from workflows.send_message import SendMessageWorkflow
+
+HISTORY_DIR = Path(__file__).parent / "histories"
+HISTORIES = sorted(HISTORY_DIR.glob("send_message_*.json"))
+RECORD = os.environ.get("RECORD_SEND_HISTORIES") == "1"
+
+
+def _replayer() -> Replayer:
+    return Replayer(workflows=[SendMessageWorkflow], data_converter=pydantic_data_converter)
+
+
+@pytest.mark.parametrize(
+    "name,text", [(path.stem, path.read_text()) for path in HISTORIES], ids=[path.stem for path in HISTORIES]
+)
+async def test_recorded_send_history_replays(name: str, text: str) -> None:
+    history = WorkflowHistory.from_json(name, text)
+    result = await _replayer().replay_workflow(history, raise_on_replay_failure=True)
+    assert result.replay_failure is None
+
+
+@pytest.mark.parametrize(
+    "name,text", [(path.stem, path.read_text()) for path in HISTORIES], ids=[path.stem for path in HISTORIES]
+)
+def test_a_recorded_result_is_answered_as_it_was(name: str, text: str) -> None:
+    """A result of the previous release (a rendered answer) reads as a SendReport and renders the same."""
+    history = WorkflowHistory.from_json(name, text)
+    [completed] = [
+        event.workflow_execution_completed_event_attributes
+        for event in history.events
+        if event.HasField("workflow_execution_completed_event_attributes")
+    ]
+    [payload] = completed.result.payloads
+    report = pydantic_data_converter.payload_converter.from_payload(payload, SendReport)
+    answer = send_answer(report)
+    recorded = json.loads(payload.data)
+    if "status_code" in recorded:
+        assert answer.status_code == recorded["status_code"]
+        assert json.loads(answer.body) == recorded["body"]
+    else:
+        assert report == SendReport.model_validate(recorded)
+
+
+def test_send_histories_are_recorded() -> None:
+    names = {path.stem for path in HISTORIES}
+    assert {"send_message_sent", "send_message_upstream_refused"} <= names, (
+        "record them: RECORD_SEND_HISTORIES=1 pytest tests/workflows/test_send_replay.py"
+    )
+
+
+@pytest.fixture
+async def channel() -> AsyncIterator[tuple[FakeChannel, str]]:
+    fake = FakeChannel()
+    async with serve_app(fake.app()) as base_url:
+        yield fake, base_url
+
+
+@pytest.fixture
+def settings(settings, channel):  # type: ignore[no-untyped-def]
+    """The session settings, pointed at this test's fake upstream."""
+    return settings.model_copy(update={"channel_api_base_url": channel[1], "send_wait_seconds": 10.0})
+
+
+# (history name, recipient, the fake upstream's answers to it, the API's answer)
+SENDS = [
+    ("send_message_sent", "14155550100", [], 201),
+    (
+        "send_message_upstream_refused",
+        "14155550101",
+        [Scripted(400, cloud_error(131026, "Message undeliverable", details="not on WhatsApp"))],
+        400,
+    ),
+    (
+        "send_message_alternate_form",
+        "5491123456789",
+        [Scripted(400, cloud_error(131030, "Recipient phone number not in allowed list"))],
+        201,
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "to", "answers", "status"), SENDS, ids=[s[0] for s in SENDS])
+async def test_a_live_send_history_replays(
+    app_client: httpx.AsyncClient,
+    tenant: TenantFixture,
+    worker,  # type: ignore[no-untyped-def]
+    channel: tuple[FakeChannel, str],
+    temporal_env: WorkflowEnvironment,
+    name: str,
+    to: str,
+    answers: list[Scripted],
+    status: int,
+) -> None:
+    fake, _ = channel
+    if answers:
+        # The 131030 answer is for the canonical form (no 9 after 54); the alternate then succeeds.
+        fake.script("541123456789" if to.startswith("549") else to, *answers)
+    response = await app_client.post(
+        "/v1/messages",
+        json={"phone_number_id": tenant.phone_number_id, "to": to, "type": "text", "text": {"body": "hi"}},
+        headers=tenant.headers(),
+    )
+    assert response.status_code == status, response.text
+    message_id = response.json()["id" if status == 201 else "message_id"]
+    history = await temporal_env.client.get_workflow_handle(send_workflow_id(message_id)).fetch_history()
+    result = await _replayer().replay_workflow(history, raise_on_replay_failure=True)
+    assert result.replay_failure is None
+    if RECORD:
+        HISTORY_DIR.mkdir(exist_ok=True)
+        (HISTORY_DIR / f"{name}.json").write_text(history.to_json())
