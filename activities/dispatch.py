@@ -21,6 +21,7 @@ from store.events import awaiting_dispatch
 log = logging.getLogger("switchboard.events")
 
 DISPATCH_WORKFLOW = "DispatchEvent"
+NOTIFICATION_WORKFLOW = "SendOwnerNotification"
 
 
 def dispatch_workflow_id(event_id: str) -> str:
@@ -58,3 +59,29 @@ async def dispatch_events(
             continue
         except Exception:
             log.warning("event dispatch deferred to the sweeper", extra={"event_id": event_id}, exc_info=True)
+
+
+def notification_workflow_id(notification_id: str) -> str:
+    """The one workflow id a notification may ever be mailed under."""
+    return f"owner-notification-{notification_id}"
+
+
+async def start_owner_notification(client: Client, *, task_queue: str, notification_id: str) -> None:
+    """Start the workflow that mails a committed notification; a failure is left to the sweeper."""
+    try:
+        await client.start_workflow(
+            NOTIFICATION_WORKFLOW,
+            notification_id,
+            id=notification_workflow_id(notification_id),
+            task_queue=task_queue,
+            id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        )
+    except WorkflowAlreadyStartedError:
+        return
+    except Exception:
+        log.warning(
+            "owner notification left to the sweeper",
+            extra={"notification_id": notification_id},
+            exc_info=True,
+        )

@@ -11,6 +11,7 @@ from workflows.maintenance import (
     SweepAgentTurnsWorkflow,
     SweepQueuedSendsWorkflow,
 )
+from workflows.owner_notification import SendOwnerNotificationWorkflow
 from workflows.retention import INBOUND_WORKFLOWS
 from workflows.send_message import SendMessageWorkflow
 from workflows.template_sync import SyncTemplatesWorkflow
@@ -24,6 +25,7 @@ WORKFLOWS: list[type] = [
     AgentThreadTimersWorkflow,
     SweepAgentTurnsWorkflow,
     SyncTemplatesWorkflow,
+    SendOwnerNotificationWorkflow,
     *WEBHOOK_WORKFLOWS,
     *INBOUND_WORKFLOWS,
 ]

@@ -11,16 +11,14 @@ import logging
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
-from fastapi import APIRouter, BackgroundTasks, Query
+from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
 
-from activities.dispatch import dispatch_events
-from activities.notifications import deliver_notification
+from activities.dispatch import dispatch_events, start_owner_notification
 from activities.webhooks.config import config_from_settings
 from api.deps import Caller, OwnerOrAdmin, Session, State
 from api.pagination import Paging, envelope
 from api.routing import JsonRoute
-from api.state import AppState
 from domain.errors import Conflict, ValidationFailed
 from domain.events import ALL_EVENT_KINDS, WEBHOOK_TEST, expand_groups, webhook_test_event
 from models.base import iso_millis, utcnow
@@ -217,24 +215,16 @@ async def test_webhook(webhook_id: str, who: Caller, state: State) -> dict[str, 
     }
 
 
-async def _send_notification(state: AppState, notification_id: str) -> None:
-    try:
-        await deliver_notification(state.sessions, state.settings, notification_id)
-    except Exception:
-        log.warning(
-            "notification left to the sweeper", extra={"notification_id": notification_id}, exc_info=True
-        )
-
-
 @router.post("/{webhook_id}/reactivate")
-async def reactivate_webhook(
-    webhook_id: str, who: OwnerOrAdmin, state: State, background: BackgroundTasks
-) -> dict[str, Any]:
+async def reactivate_webhook(webhook_id: str, who: OwnerOrAdmin, state: State) -> dict[str, Any]:
     """Clear the auto-disabled state (409 when not auto-disabled); a manual disable stays."""
     async with unit_of_work(state.sessions) as session:
         webhook, notification_id = await endpoints.reactivate_webhook(
             session, who.tenant_id, webhook_id, now=utcnow()
         )
     if notification_id:
-        background.add_task(_send_notification, state, notification_id)
+        # Mailed by a worker: the request never waits on SMTP, and a crash loses nothing.
+        await start_owner_notification(
+            state.temporal, task_queue=state.settings.temporal_task_queue, notification_id=notification_id
+        )
     return webhook_public(webhook)

@@ -9,6 +9,7 @@ import httpx
 import pytest
 from sqlalchemy import update
 
+from activities.dispatch import notification_workflow_id
 from api.app import create_app
 from domain.events import ALL_EVENT_KINDS, EVENT_GROUPS
 from domain.secrets_box import open_sealed
@@ -275,7 +276,9 @@ async def test_reactivate_is_409_unless_auto_disabled(app_client, tenant):
 
 
 @pytest.mark.parametrize("manually_disabled", [False, True])
-async def test_reactivate_clears_only_the_auto_disabled_state(app_client, tenant, db, manually_disabled):
+async def test_reactivate_clears_only_the_auto_disabled_state(
+    app_client, tenant, db, manually_disabled, worker, temporal_env
+):
     hook = await create(app_client, tenant)
     if manually_disabled:
         await app_client.patch(
@@ -299,6 +302,10 @@ async def test_reactivate_clears_only_the_auto_disabled_state(app_client, tenant
     assert body["enabled"] is (not manually_disabled)
     stored = await db.webhook(hook["id"])
     assert (stored.failing_since, stored.exhausted_since_success, stored.health_state) == (None, 0, None)
+    [note] = await db.notifications("webhook.reactivated")
+    # The notice is sent by a worker (SendOwnerNotification), never inside the request.
+    sent = temporal_env.client.get_workflow_handle(notification_workflow_id(note.id))
+    assert await sent.result() == "no_recipient"
     [note] = await db.notifications("webhook.reactivated")
     assert (note.severity, note.webhook_id, note.delivery) == ("info", hook["id"], "no_recipient")
     again = await app_client.post(f"/v1/webhooks/{hook['id']}/reactivate", headers=tenant.headers())

@@ -34,11 +34,12 @@ from activities.webhooks.types import delivery_workflow_id
 from domain.events import MESSAGE_RECEIVED
 from domain.inbound import payload_id
 from models.base import utcnow
-from models.events import Event, RawInbound
+from models.events import Event, RawInbound, WebhookEndpoint
 from models.inbound import InboundPayload
 from models.template_sync import TemplateSyncInput
 from settings import Settings
 from store.events import record_event
+from store.webhooks import notifications
 from store.webhooks.deliveries import delivery_id_for
 from tests.conftest import ADMIN_KEY
 from tests.fixtures.channel import raw
@@ -57,6 +58,7 @@ from workflows.maintenance import (
     SweepAgentTurnsWorkflow,
     SweepQueuedSendsWorkflow,
 )
+from workflows.owner_notification import SendOwnerNotificationWorkflow
 from workflows.registry import WORKFLOWS
 from workflows.retention import InboundHousekeepingWorkflow
 from workflows.template_sync import SyncTemplatesWorkflow
@@ -149,6 +151,28 @@ async def dispatch(stack: rec.Stack, tenant: TenantFixture, name: str | None = N
         await rec.save(handle, name)
     [delivery_id] = await handle.result()
     return stack.client.get_workflow_handle_for(DeliverWebhookWorkflow.run, delivery_workflow_id(delivery_id))
+
+
+@recording
+async def test_record_owner_notification(
+    app_client: httpx.AsyncClient, settings: Settings, time_skipping_env: WorkflowEnvironment
+) -> None:
+    owner = await provision_tenant(app_client, ADMIN_KEY, notification_email="owner@example.com")
+    created = await app_client.post(
+        "/v1/webhooks", json={"url": "https://hooks.example.com/owner"}, headers=owner.headers()
+    )
+    assert created.status_code == 201, created.text
+    async with rec.stack(time_skipping_env, settings) as stack:
+        async with stack.deps.sessions() as session:
+            webhook = await session.get(WebhookEndpoint, created.json()["id"])
+            assert webhook is not None
+            note_id = await notifications.record_notification(
+                session, webhook, kind="webhook.reactivated", transition_key=f"t-{webhook.id}", at=utcnow()
+            )
+            await session.commit()
+        # No SMTP_URL: the notice is stored and logged, the path every SMTP outcome shares.
+        handle = await stack.start(SendOwnerNotificationWorkflow.run, note_id, prefix="owner-notification")
+        await rec.save(handle, "owner_notification_stored")
 
 
 @recording
