@@ -164,7 +164,7 @@ def create_tenant(
     body = TenantCreate(
         name=name,
         plan=plan,
-        notification_email=notification_email,  # type: ignore[arg-type]
+        notification_email=notification_email,
         cost_cap_thread_usd=Decimal(cost_cap_thread_usd) if cost_cap_thread_usd else None,
         cost_cap_day_usd=Decimal(cost_cap_day_usd) if cost_cap_day_usd else None,
         cost_cap_month_usd=Decimal(cost_cap_month_usd) if cost_cap_month_usd else None,
@@ -215,7 +215,7 @@ def create_key(tenant_id: str, mode: str = "live", role: str = "member", as_json
     from models.tenancy_api import ApiKeyCreate
     from store import provisioning
 
-    body = ApiKeyCreate(mode=mode, role=role)  # type: ignore[arg-type]
+    body = ApiKeyCreate(mode=mode, role=role)
 
     async def op(session: Any, _: Settings) -> dict[str, Any]:
         key, plaintext = await provisioning.create_api_key(session, tenant_id, body)
@@ -282,7 +282,7 @@ def create_waba(
     from models.tenancy_api import WabaCreate, WabaPublic
     from store import provisioning
 
-    body = WabaCreate(waba_id=waba_id, access_token=access_token, messaging_tier=messaging_tier)  # type: ignore[arg-type]
+    body = WabaCreate(waba_id=waba_id, access_token=access_token, messaging_tier=messaging_tier)
 
     async def op(session: Any, settings: Settings) -> dict[str, Any]:
         waba = await provisioning.create_waba(
@@ -314,7 +314,7 @@ def create_phone_number(
         waba_id=waba_id,
         customer_id=customer_id,
         throughput_tier=throughput_tier,
-        hidden_from_inbox=hidden_from_inbox,  # type: ignore[arg-type]
+        hidden_from_inbox=hidden_from_inbox,
     )
 
     async def op(session: Any, _: Settings) -> dict[str, Any]:
@@ -338,7 +338,7 @@ def update_phone_number(
     from store import provisioning
 
     async def op(session: Any, _: Settings) -> dict[str, Any]:
-        body = PhoneNumberUpdate(hidden_from_inbox=hidden_from_inbox, throughput_tier=throughput_tier)  # type: ignore[arg-type]
+        body = PhoneNumberUpdate(hidden_from_inbox=hidden_from_inbox, throughput_tier=throughput_tier)
         phone = await provisioning.update_phone_number(session, tenant_id, phone_id, body)
         return PhoneNumberPublic.of(phone).model_dump()
 
@@ -360,7 +360,7 @@ def update_waba(
     token = typer.prompt("Access token", hide_input=True) if new_access_token else None
 
     async def op(session: Any, settings: Settings) -> dict[str, Any]:
-        body = WabaUpdate(messaging_tier=messaging_tier, access_token=token)  # type: ignore[arg-type]
+        body = WabaUpdate(messaging_tier=messaging_tier, access_token=token)
         waba = await provisioning.update_waba(
             session, tenant_id, waba_id, body, secrets_key=settings.secrets_key_bytes
         )

@@ -303,7 +303,6 @@ Secrets live in .switchboard/env; keys in .switchboard/demo.json. Ctrl-C stops e
 
 def _server(app: Any, host: str, port: int) -> uvicorn.Server:
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on"))
-    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
     return server
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import timedelta
+from typing import Any
 
 import httpx
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -21,6 +22,7 @@ from temporalio.client import (
     ScheduleIntervalSpec,
     ScheduleSpec,
 )
+from temporalio.types import MethodAsyncNoParam
 from temporalio.worker import Worker
 
 from activities.deps import ActivityDeps
@@ -84,7 +86,7 @@ def build_worker(client: Client, deps: ActivityDeps, *, max_concurrent: int = 50
 
 
 # (schedule id suffix, workflow run method, interval). Add one line per schedule.
-SCHEDULES = [
+SCHEDULES: list[tuple[str, MethodAsyncNoParam[Any, Any], timedelta]] = [
     ("prune-rate-limits", PruneRateLimitCountersWorkflow.run, timedelta(minutes=1)),
     ("resume-queued-sends", SweepQueuedSendsWorkflow.run, timedelta(seconds=30)),
     ("webhook-outbox-sweep", SweepEventOutboxWorkflow.run, timedelta(seconds=30)),

@@ -30,7 +30,7 @@ from store.database import unit_of_work
 
 def app_state(request: Request) -> AppState:
     """The process-wide resources built by the lifespan."""
-    return request.app.state.switchboard  # type: ignore[no-any-return]
+    return request.app.state.switchboard
 
 
 State = Annotated[AppState, Depends(app_state)]
@@ -84,7 +84,7 @@ async def principal(
 Caller = Annotated[Principal, Depends(principal)]
 
 
-def require_role(*roles: str):  # type: ignore[no-untyped-def]
+def require_role(*roles: str):
     """A dependency that lets only these roles through (ROLE_FORBIDDEN otherwise)."""
 
     async def check(who: Caller) -> Principal:

@@ -279,7 +279,7 @@ def _route_facts(app: FastAPI) -> dict[tuple[str, str], dict[str, bool]]:
     for route in flat_routes(app.routes):
         if not isinstance(route, APIRoute) or not route.include_in_schema:
             continue
-        calls = set()
+        calls: set[object] = set()
         stack = [route.dependant]
         while stack:
             dep = stack.pop()
@@ -288,7 +288,7 @@ def _route_facts(app: FastAPI) -> dict[tuple[str, str], dict[str, bool]]:
                 calls.add(getattr(dep.call, "__qualname__", ""))
             stack.extend(dep.dependencies)
         form = any(isinstance(p.field_info, params.Form) for p in route.dependant.body_params)
-        for method in route.methods:
+        for method in route.methods or ():
             facts[(method.lower(), route.path_format)] = {
                 "api_key": principal in calls,
                 "admin_key": operator in calls,
@@ -396,7 +396,7 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
             ]
             if not op["parameters"]:
                 del op["parameters"]
-            security = []
+            security: list[dict[str, list[str]]] = []
             if fact["api_key"] and fact["admin_key"]:
                 security = [{"ApiKey": [], "AdminKey": []}]
             elif fact["api_key"]:
@@ -442,4 +442,4 @@ def install_openapi(app: FastAPI) -> None:
             app.openapi_schema = build_openapi(app)
         return app.openapi_schema
 
-    app.openapi = openapi  # type: ignore[method-assign]
+    app.openapi = openapi  # type: ignore[method-assign]  # FastAPI's documented override of the schema

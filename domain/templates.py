@@ -86,7 +86,7 @@ def validate_template_definition(body: Any) -> TemplateDefinition:
         name=name,
         language=language,
         category=category,
-        parameter_format=parameter_format,  # type: ignore[arg-type]
+        parameter_format=parameter_format,
         components=components,
     )
 

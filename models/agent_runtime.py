@@ -24,11 +24,11 @@ RUN_FAILED = "failed"
 RUN_STATUSES = (RUN_RUNNING, RUN_COMPLETED, RUN_ESCALATED, RUN_FAILED)
 
 
-def _json(*, nullable: bool = False) -> Column:  # type: ignore[type-arg]
+def _json(*, nullable: bool = False) -> Column:
     return Column(JSON, nullable=nullable)
 
 
-def _money() -> Column:  # type: ignore[type-arg]
+def _money() -> Column:
     return Column(BigInteger, nullable=False, server_default="0")
 
 

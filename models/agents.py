@@ -18,7 +18,7 @@ class BindingScope(StrEnum):
     phone_number = "phone_number"
 
 
-def _json(*, nullable: bool = False) -> Column:  # type: ignore[type-arg]
+def _json(*, nullable: bool = False) -> Column:
     return Column(JSON, nullable=nullable)
 
 

@@ -11,7 +11,7 @@ from sqlmodel import Field, SQLModel
 from models.base import UTCDateTime, new_id, utcnow
 
 
-def _json() -> Column:  # type: ignore[type-arg]
+def _json() -> Column:
     return Column(JSON, nullable=True)
 
 

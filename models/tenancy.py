@@ -43,7 +43,7 @@ class MessagingTier(StrEnum):
     tier_4 = "tier_4"
 
 
-def _money() -> Column:  # type: ignore[type-arg]
+def _money() -> Column:
     return Column(Numeric(12, 4), nullable=True)
 
 

@@ -16,9 +16,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, exists, func, literal_column, select
+from sqlalchemy import ColumnElement, exists, func, literal_column
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
+from sqlmodel import col, select
 
 from domain.business_conversations import (
     BUSINESS_CONVERSATION_WINDOW,
@@ -43,17 +44,17 @@ def _earlier(session: AsyncSession, column: Any, delta: timedelta) -> ColumnElem
 def _counted_sends(session: AsyncSession, *, since: datetime) -> Any:
     """Outbound templates since ``since`` that went out with the contact's window closed."""
     window_was_open = exists().where(
-        _inbound.conversation_id == Message.conversation_id,
-        _inbound.direction == "inbound",
-        _inbound.occurred_at < Message.created_at,
-        _inbound.occurred_at >= _earlier(session, Message.created_at, BUSINESS_CONVERSATION_WINDOW),
+        col(_inbound.conversation_id) == Message.conversation_id,
+        col(_inbound.direction) == "inbound",
+        col(_inbound.occurred_at) < Message.created_at,
+        col(_inbound.occurred_at) >= _earlier(session, Message.created_at, BUSINESS_CONVERSATION_WINDOW),
     )
     return (
         Message.direction == "outbound",
         Message.message_type == "template",
         Message.created_at > since,
-        Message.conversation_id.is_not(None),  # type: ignore[union-attr]
-        Message.status.not_in((FAILED, FAILED_TRANSIENT)),  # type: ignore[attr-defined]
+        col(Message.conversation_id).is_not(None),
+        col(Message.status).not_in((FAILED, FAILED_TRANSIENT)),
         ~window_was_open,
     )
 
@@ -79,7 +80,7 @@ async def open_count(
         select(Message.conversation_id, func.max(Message.created_at).label("last_sent_at"))
         .where(
             Message.tenant_id == tenant_id,
-            Message.phone_number_id.in_(phones),  # type: ignore[attr-defined]
+            col(Message.phone_number_id).in_(phones),
             *_counted_sends(session, since=since),
         )
         .group_by(Message.conversation_id)

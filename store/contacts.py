@@ -11,14 +11,15 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from sqlalchemy import select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlmodel import col, select
 
 from domain.phone import phone_variants
 from models.base import utcnow
 from models.messaging import Contact
 from models.tenancy import Customer
+from store.tables import table_of
 
 log = logging.getLogger("switchboard.inbound")
 
@@ -32,7 +33,7 @@ def default_customer_id(tenant_id: str) -> str:
 
 async def ensure_default_customer(session: AsyncSession, tenant_id: str) -> str:
     """Create the tenant's default customer unless it exists; returns its id."""
-    table = Customer.__table__  # type: ignore[attr-defined]
+    table = table_of(Customer)
     insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
     now = utcnow()
     customer_id = default_customer_id(tenant_id)
@@ -85,7 +86,7 @@ async def contact_by_phone(
     stmt = select(Contact).where(
         Contact.tenant_id == tenant_id,
         Contact.customer_id == customer_id,
-        Contact.phone.in_(phone_variants(phone)),  # type: ignore[union-attr]
+        col(Contact.phone).in_(phone_variants(phone)),
     )
     return (await session.execute(stmt.with_for_update() if lock else stmt)).scalars().first()
 

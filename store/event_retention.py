@@ -18,11 +18,12 @@ from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from models.events import Event, WebhookAttempt, WebhookDelivery
+from store.tables import table_of
 from store.webhooks.deliveries import PENDING
 
-_events = Event.__table__  # type: ignore[attr-defined]
-_deliveries = WebhookDelivery.__table__  # type: ignore[attr-defined]
-_attempts = WebhookAttempt.__table__  # type: ignore[attr-defined]
+_events = table_of(Event)
+_deliveries = table_of(WebhookDelivery)
+_attempts = table_of(WebhookAttempt)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlmodel import select
+from sqlmodel import col, select
 
 from domain.events import WEBHOOK_TEST, matches
 from models.events import Event, WebhookEndpoint
@@ -46,8 +46,8 @@ async def record_event(
 async def _wanted(session: AsyncSession, tenant_id: str, kind: str, phone_number_id: str | None) -> bool:
     stmt = select(WebhookEndpoint.events, WebhookEndpoint.phone_number_id).where(
         WebhookEndpoint.tenant_id == tenant_id,
-        WebhookEndpoint.enabled.is_(True),  # type: ignore[attr-defined]
-        WebhookEndpoint.auto_disabled_at.is_(None),  # type: ignore[union-attr]
+        col(WebhookEndpoint.enabled).is_(True),
+        col(WebhookEndpoint.auto_disabled_at).is_(None),
     )
     return any(
         matches(events, phone, kind, phone_number_id) for events, phone in (await session.execute(stmt)).all()
@@ -58,6 +58,6 @@ async def awaiting_dispatch(session: AsyncSession, event_ids: list[str]) -> list
     """The ones of these events that still need their dispatch workflow."""
     if not event_ids:
         return []
-    stmt = select(Event.id).where(Event.id.in_(event_ids), Event.dispatched_at.is_(None))  # type: ignore[attr-defined,union-attr]
+    stmt = select(Event.id).where(col(Event.id).in_(event_ids), col(Event.dispatched_at).is_(None))
     pending = set((await session.execute(stmt)).scalars().all())
     return [event_id for event_id in event_ids if event_id in pending]

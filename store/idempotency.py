@@ -19,20 +19,21 @@ import hashlib
 import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import delete, update
+from sqlalchemy import CursorResult, delete, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import select
 
 from domain.errors import Conflict, Unprocessable
 from models.messaging import IdempotencyRecord
+from store.tables import table_of
 
 RECORD_LIFETIME = timedelta(hours=24)
 API_LOCK = timedelta(seconds=60)
 
-_table = IdempotencyRecord.__table__  # type: ignore[attr-defined]
+_table = table_of(IdempotencyRecord)
 
 
 def scope(tenant_id: str, *, sandbox: bool) -> str:
@@ -67,7 +68,7 @@ def _in_progress() -> Conflict:
 
 async def claim(session: AsyncSession, *, tenant_id: str, key: str, fingerprint: str, now: datetime) -> Claim:
     """Claim ``key`` for this request, or replay, or raise 409/422. Caller commits at once."""
-    insert = postgresql.insert if session.bind.dialect.name == "postgresql" else sqlite.insert
+    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
     stmt = (
         insert(_table)
         .values(
@@ -163,4 +164,5 @@ async def prune_expired(session: AsyncSession, *, now: datetime) -> int:
     result = await session.execute(
         delete(_table).where(_table.c.expires_at < now, _table.c.state == "completed")
     )
-    return int(result.rowcount or 0)
+    # A DELETE's result is a CursorResult; AsyncSession.execute is typed with the Result base.
+    return int(cast("CursorResult[Any]", result).rowcount or 0)

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import os
 
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import ColumnElement, delete, func, or_, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlmodel import col, select
 
 from domain.api_keys import display_prefix, generate_key, hash_key
 from domain.errors import Conflict, NotFound, Unprocessable
@@ -111,9 +112,9 @@ async def delete_customer(session: AsyncSession, tenant_id: str, customer_id: st
     active) but lose their link to the deleted conversations.
     """
     customer = await tenancy.get_customer(session, tenant_id, customer_id)
-    owner = PhoneNumber.customer_id == customer_id
+    owner: ColumnElement[bool] = col(PhoneNumber.customer_id) == customer_id
     if customer_id == default_customer_id(tenant_id):
-        owner = or_(owner, PhoneNumber.customer_id.is_(None))  # type: ignore[union-attr]
+        owner = or_(owner, col(PhoneNumber.customer_id).is_(None))
     phones = (
         await session.execute(
             select(func.count()).select_from(PhoneNumber).where(PhoneNumber.tenant_id == tenant_id, owner)
@@ -129,17 +130,19 @@ async def delete_customer(session: AsyncSession, tenant_id: str, customer_id: st
     counts = CustomerDeleted(
         id=customer_id,
         deleted=True,
-        contacts_deleted=await _count(session, Contact, Contact.customer_id == customer_id),
-        conversations_deleted=await _count(session, Conversation, Conversation.customer_id == customer_id),
+        contacts_deleted=await _count(session, Contact, col(Contact.customer_id) == customer_id),
+        conversations_deleted=await _count(
+            session, Conversation, col(Conversation.customer_id) == customer_id
+        ),
     )
     await session.execute(
         update(Message)
-        .where(Message.conversation_id.in_(conversations))  # type: ignore[union-attr]
+        .where(col(Message.conversation_id).in_(conversations))
         .values(conversation_id=None, contact_id=None)
         .execution_options(synchronize_session=False)
     )
     try:
-        await session.execute(delete(Customer).where(Customer.id == customer.id))
+        await session.execute(delete(Customer).where(col(Customer.id) == customer.id))
     except IntegrityError as exc:
         # Something outside the cascade (an agent thread of one of its conversations) still points at
         # it; the caller's unit of work rolls everything back.
@@ -151,7 +154,7 @@ async def delete_customer(session: AsyncSession, tenant_id: str, customer_id: st
     return counts
 
 
-async def _count(session: AsyncSession, model: type, *where: object) -> int:
+async def _count(session: AsyncSession, model: type, *where: ColumnElement[bool]) -> int:
     return int((await session.execute(select(func.count()).select_from(model).where(*where))).scalar_one())
 
 

@@ -16,8 +16,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from models.ratelimit import RateLimitCounter
+from store.tables import table_of
 
-_table = RateLimitCounter.__table__  # type: ignore[attr-defined]
+_table = table_of(RateLimitCounter)
 
 
 def _claim(conn: AsyncConnection, bucket: str, *, want: int, limit: int, expires_at: datetime) -> Any:

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from sqlalchemy import ColumnElement
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlmodel import select
+from sqlmodel import col, select
 
 from domain.events import conversation_created_event
 from domain.phone import phone_variants
@@ -37,10 +38,11 @@ async def existing_conversation(
     session: AsyncSession, phone_number_id: str, *, to_phone: str | None, bsuid: str | None
 ) -> Conversation | None:
     """This number's conversation with the recipient: by any form of the phone, else by BSUID."""
+    where: ColumnElement[bool]
     if to_phone:
-        where = Conversation.contact_phone.in_(phone_variants(to_phone))  # type: ignore[union-attr]
+        where = col(Conversation.contact_phone).in_(phone_variants(to_phone))
     elif bsuid:
-        where = Conversation.contact_bsuid == bsuid
+        where = col(Conversation.contact_bsuid) == bsuid
     else:
         return None
     stmt = select(Conversation).where(Conversation.phone_number_id == phone_number_id, where)

@@ -8,18 +8,19 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from sqlalchemy import Select
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlmodel import SQLModel, select
+from sqlmodel import SQLModel, col, select
+from sqlmodel.sql.expression import SelectOfScalar
 
 from domain.errors import NotFound
 
 T = TypeVar("T", bound=SQLModel)
 
 
-def owned(model: type[T], tenant_id: str) -> Select[tuple[T]]:
+def owned(model: type[T], tenant_id: str) -> SelectOfScalar[T]:
     """``SELECT model WHERE tenant_id = :tenant_id``, to refine further."""
-    return select(model).where(model.tenant_id == tenant_id)  # type: ignore[attr-defined]
+    # T is any SQLModel: mypy cannot know the model has tenant_id (every tenant-owned one does).
+    return select(model).where(col(model.tenant_id) == tenant_id)  # type: ignore[attr-defined]
 
 
 async def get_owned(
@@ -31,7 +32,7 @@ async def get_owned(
         for column, value in by.items():
             stmt = stmt.where(getattr(model, column) == value)
     else:
-        stmt = stmt.where(model.id == resource_id)  # type: ignore[attr-defined]
+        stmt = stmt.where(col(model.id) == resource_id)  # type: ignore[attr-defined]  # as in owned()
     row = (await session.execute(stmt)).scalars().first()
     if row is None:
         raise NotFound(resource, resource_id)

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from sqlalchemy import Select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import select
+from sqlmodel.sql.expression import SelectOfScalar
 
 from domain.template_status import later, read_is_current
 from domain.templates import TemplateRecordFields
@@ -104,7 +104,7 @@ async def template_for_update(
     return None
 
 
-def templates_of(*, tenant_id: str, waba_id: str) -> Select[tuple[Template]]:
+def templates_of(*, tenant_id: str, waba_id: str) -> SelectOfScalar[Template]:
     """The stored templates of one of the tenant's WABAs, by name and language."""
     return (
         select(Template)

@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlmodel import select
+from sqlmodel import col, select
 
 from domain.errors import Conflict, Forbidden, NotFound
 from models.tenancy import ApiKey, Customer, PhoneNumber, Tenant, Waba
@@ -34,7 +34,9 @@ async def add(session: AsyncSession, row: Any, *, conflict_message: str) -> Any:
 async def find_key(session: AsyncSession, key_hash: str) -> tuple[ApiKey, Tenant] | None:
     """The key with this hash and its tenant, revoked or not."""
     stmt = (
-        select(ApiKey, Tenant).join(Tenant, Tenant.id == ApiKey.tenant_id).where(ApiKey.key_hash == key_hash)
+        select(ApiKey, Tenant)
+        .join(Tenant, col(Tenant.id) == ApiKey.tenant_id)
+        .where(ApiKey.key_hash == key_hash)
     )
     row = (await session.execute(stmt)).first()
     return (row[0], row[1]) if row else None

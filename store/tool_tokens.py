@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import ColumnElement, CursorResult, delete, or_, update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -18,8 +18,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import select
 
 from models.tool_tokens import ToolToken
+from store.tables import table_of
 
-_table = ToolToken.__table__  # type: ignore[attr-defined]
+_table = table_of(ToolToken)
 
 
 @dataclass(frozen=True)
@@ -126,10 +127,11 @@ async def invalidate(session: AsyncSession, key: TokenKey, *, sealed: str) -> bo
 
 async def prune_expired(session: AsyncSession, *, now: datetime) -> int:
     """Delete rows whose token has expired (or was dropped) and whose lease is over."""
-    result: CursorResult[Any] = await session.execute(  # type: ignore[assignment]
+    result = await session.execute(
         delete(_table).where(
             or_(_table.c.expires_at.is_(None), _table.c.expires_at <= now),
             or_(_table.c.lease_until.is_(None), _table.c.lease_until <= now),
         )
     )
-    return int(result.rowcount or 0)
+    # A DELETE's result is a CursorResult; AsyncSession.execute is typed with the Result base.
+    return int(cast("CursorResult[Any]", result).rowcount or 0)

@@ -146,7 +146,7 @@ class RunSteps:
             run_id=self.ctx.run_id,
             tenant_id=self.ctx.tenant_id,
             thread_id=self.ctx.thread_id,
-            status=self.status,  # type: ignore[arg-type]
+            status=self.status,
             error_message=self.error,
             intent=self.intent,
             history=self.history if completed else [],

@@ -13,6 +13,7 @@ it continues-as-new before its event history grows large.
 from __future__ import annotations
 
 from datetime import timedelta
+from functools import partial
 
 from temporalio import workflow
 from temporalio.common import SearchAttributeKey, SearchAttributePair, TypedSearchAttributes
@@ -90,11 +91,13 @@ class AgentThreadWorkflow:
             count = len(self._pending)
             try:
                 await workflow.wait_condition(
-                    lambda count=count: len(self._pending) > count,
-                    timeout=timedelta(seconds=debounce_seconds),
+                    partial(self._grew_past, count), timeout=timedelta(seconds=debounce_seconds)
                 )
             except TimeoutError:
                 return
+
+    def _grew_past(self, count: int) -> bool:
+        return len(self._pending) > count
 
     async def _answer(self, request: ThreadInput, batch: list[str]) -> None:
         claim: ClaimResult = await workflow.execute_local_activity_method(

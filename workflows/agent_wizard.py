@@ -47,9 +47,10 @@ async def wizard_turn(ctx: RunContext, steps: RunSteps) -> None:
         step = advance_wizard(state, schema, text=ctx.user_text, reply_id=ctx.reply_id)
     steps.record("wizard", name=step.action, status="ok", error=step.error, field=_field(step))
     if step.action == "reserve":
-        step = await _reserve(tool, step, steps, schema)
-        if step is None:
+        retry = await _reserve(tool, step, steps, schema)
+        if retry is None:
             return
+        step = retry
     if step.action == "cancelled":
         steps.wizard_state = None
         await _say(steps, {"type": "text", "text": {"body": CANCELLED_TEXT}}, CANCELLED_TEXT)

@@ -1,18 +1,22 @@
 """Every activity's timeouts and retry policy, in one place.
 
 Workflows call activities only through these options so retry behaviour is
-reviewed in one module rather than scattered across workflow code.
+reviewed in one module rather than scattered across workflow code. Each is
+typed as the SDK's own ActivityConfig or LocalActivityConfig, so mypy checks
+every option spread into execute_(local_)activity against its keywords.
 """
 
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Final
 
 from temporalio.common import RetryPolicy
+from temporalio.workflow import ActivityConfig, LocalActivityConfig
 
 # Database housekeeping: cheap, idempotent, retried a few times then left to
 # the next scheduled run.
-HOUSEKEEPING = {
+HOUSEKEEPING: Final[ActivityConfig] = {
     "start_to_close_timeout": timedelta(seconds=60),
     "retry_policy": RetryPolicy(
         initial_interval=timedelta(seconds=1), backoff_coefficient=2.0, maximum_attempts=5
@@ -22,7 +26,7 @@ HOUSEKEEPING = {
 # One WABA's template read (workflows/template_sync.py): a page per heartbeat;
 # 429/5xx come back with our backoff as the next delay; a permanent refusal
 # (revoked token) is non-retryable and left to the next scheduled run.
-TEMPLATE_SYNC = {
+TEMPLATE_SYNC: Final[ActivityConfig] = {
     "start_to_close_timeout": timedelta(minutes=10),
     "heartbeat_timeout": timedelta(minutes=1),
     "retry_policy": RetryPolicy(
@@ -39,7 +43,7 @@ TEMPLATE_SYNC = {
 # overrides the interval here. A send that cannot get through within its
 # retry window (SEND_RETRY_WINDOW_SECONDS, a day by default, carried in the
 # workflow input) becomes failed_transient.
-UPSTREAM_SEND = {
+UPSTREAM_SEND: Final[ActivityConfig] = {
     "start_to_close_timeout": timedelta(seconds=15),
     "schedule_to_close_timeout": timedelta(hours=24),
     "retry_policy": RetryPolicy(
@@ -51,7 +55,7 @@ UPSTREAM_SEND = {
 }
 
 # Local bookkeeping (our database): retried until it works.
-LOCAL_WRITE = {
+LOCAL_WRITE: Final[LocalActivityConfig] = {
     "start_to_close_timeout": timedelta(seconds=30),
     "retry_policy": RetryPolicy(
         initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=30)
@@ -59,7 +63,7 @@ LOCAL_WRITE = {
 }
 
 # Downloads of link media and their upload to the upstream.
-MEDIA_TRANSFER = {
+MEDIA_TRANSFER: Final[ActivityConfig] = {
     "start_to_close_timeout": timedelta(minutes=5),
     "schedule_to_close_timeout": timedelta(hours=1),
     "retry_policy": RetryPolicy(
@@ -70,7 +74,7 @@ MEDIA_TRANSFER = {
 # Inbound webhook processing (workflows/inbound.py): every item is idempotent, so
 # retry without limit (a database outage delays inbound, never drops it); the
 # activity heartbeats once per item.
-INBOUND_APPLY = {
+INBOUND_APPLY: Final[ActivityConfig] = {
     "start_to_close_timeout": timedelta(minutes=10),
     "heartbeat_timeout": timedelta(minutes=2),
     "retry_policy": RetryPolicy(
@@ -80,7 +84,7 @@ INBOUND_APPLY = {
 # The same work as a local activity (no task-queue round trip; Temporal still records the result, so
 # a replay never repeats it). No heartbeat: a worker that dies mid-payload loses its workflow task,
 # and the next worker runs the payload again, skipping the items the ledger already holds.
-INBOUND_LOCAL = {
+INBOUND_LOCAL: Final[LocalActivityConfig] = {
     "start_to_close_timeout": timedelta(minutes=10),
     "retry_policy": RetryPolicy(
         initial_interval=timedelta(seconds=1), backoff_coefficient=2.0, maximum_interval=timedelta(minutes=1)
@@ -88,7 +92,7 @@ INBOUND_LOCAL = {
 }
 # A status can outrun the commit of its message's wamid by the send path; wait
 # this long between tries (about 30 s in all) before dropping it as unknown.
-INBOUND_DEFERRED_STATUS_DELAYS = (
+INBOUND_DEFERRED_STATUS_DELAYS: Final = (
     timedelta(seconds=1),
     timedelta(seconds=2),
     timedelta(seconds=4),
@@ -103,15 +107,15 @@ INBOUND_DEFERRED_STATUS_DELAYS = (
 # 10 s by default, is enforced inside the activity). Owner mail is tried for a
 # few minutes without holding up the retry schedule; the outbox sweeper keeps
 # retrying what is still unsent.
-WEBHOOK_BOOKKEEPING = {
+WEBHOOK_BOOKKEEPING: Final[ActivityConfig] = {
     "start_to_close_timeout": timedelta(seconds=30),
     "retry_policy": RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(minutes=1)),
 }
-WEBHOOK_ATTEMPT = {
+WEBHOOK_ATTEMPT: Final[ActivityConfig] = {
     "start_to_close_timeout": timedelta(seconds=90),
     "retry_policy": RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(minutes=1)),
 }
-WEBHOOK_NOTIFY = {
+WEBHOOK_NOTIFY: Final[ActivityConfig] = {
     "start_to_close_timeout": timedelta(seconds=60),
     "schedule_to_close_timeout": timedelta(minutes=5),
     "retry_policy": RetryPolicy(
@@ -124,7 +128,7 @@ WEBHOOK_NOTIFY = {
 # Agent runtime (workflows/agent_thread.py, workflows/agent_run.py). Bookkeeping
 # is keyed by run and step, so it is retried without limit: a database outage
 # delays a run, never loses it.
-AGENT_BOOKKEEPING = {
+AGENT_BOOKKEEPING: Final[ActivityConfig] = {
     "start_to_close_timeout": timedelta(seconds=30),
     "retry_policy": RetryPolicy(
         initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=30)
@@ -133,7 +137,7 @@ AGENT_BOOKKEEPING = {
 # The same bookkeeping run as local activities (claiming turns, loading and finishing a run, storing
 # the reply): short writes to our own database, so they skip the task-queue round trip that a regular
 # activity costs; Temporal still records their results, so a replay never repeats them.
-AGENT_LOCAL = {
+AGENT_LOCAL: Final[LocalActivityConfig] = {
     "start_to_close_timeout": timedelta(seconds=30),
     "retry_policy": RetryPolicy(
         initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=30)
@@ -143,7 +147,7 @@ AGENT_LOCAL = {
 # retryable (a Retry-After becomes the next delay), other 4xx and a missing
 # provider key non-retryable. After the last attempt the run ends failed. A call
 # lost with a killed worker is retried elsewhere after the heartbeat timeout.
-AGENT_MODEL_CALL = {
+AGENT_MODEL_CALL: Final[ActivityConfig] = {
     "start_to_close_timeout": timedelta(seconds=90),
     # The activity heartbeats every 2 s while the call is in flight: a dead worker is noticed fast.
     "heartbeat_timeout": timedelta(seconds=10),
@@ -157,6 +161,6 @@ AGENT_MODEL_CALL = {
 # One tool call: the executor returns every outcome of the tool as a result and
 # raises only for our own infrastructure (the token cache's database), which is
 # safe to retry; the start-to-close timeout comes from the tool's timeout_ms.
-AGENT_TOOL_RETRY = RetryPolicy(
+AGENT_TOOL_RETRY: Final = RetryPolicy(
     initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=30), maximum_attempts=5
 )

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import TypeAdapter
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlmodel import col
 
 from activities.agents.payloads import RunContext, RunInput, RunTool
 from activities.tools.payloads import ToolBinding, ToolContext
@@ -195,5 +196,5 @@ def _tool_binding(binding: AgentBinding) -> ToolBinding:
 
 
 async def _phone(session: AsyncSession, phone_number_id: str) -> PhoneNumber | None:
-    stmt = select(PhoneNumber).where(PhoneNumber.phone_number_id == phone_number_id)
+    stmt = select(PhoneNumber).where(col(PhoneNumber.phone_number_id) == phone_number_id)
     return (await session.execute(stmt)).scalars().first()

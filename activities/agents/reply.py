@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import select
+from sqlmodel import col
 from temporalio import activity
 
 from activities.agents.payloads import ReplyInput, ReplyResult
@@ -53,7 +54,7 @@ class AgentReplyActivities:
             if run is None or thread is None or not run.reply_message_id:
                 raise LookupError(f"run {reply.run_id} is not loaded")
             conversation = await session.get(Conversation, thread.conversation_id)
-            stmt = select(PhoneNumber).where(PhoneNumber.phone_number_id == thread.phone_number_id)
+            stmt = select(PhoneNumber).where(col(PhoneNumber.phone_number_id) == thread.phone_number_id)
             phone = (await session.execute(stmt)).scalars().first()
         if conversation is None or phone is None:
             return ReplyResult(error="the conversation or its phone number no longer exists")

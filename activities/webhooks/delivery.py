@@ -196,6 +196,8 @@ class WebhookDeliveryActivities:
             ):
                 return FinishResult()
             delivery = await session.get(WebhookDelivery, request.delivery_id)
+            if delivery is None:  # settled just above in this transaction: not reached
+                return FinishResult()
             reason = None
             if request.outcome is DeliveryOutcome.GONE:
                 reason = "the endpoint answered 410 Gone"
@@ -203,6 +205,7 @@ class WebhookDeliveryActivities:
                 webhook = await deliveries.count_exhausted(session, delivery.webhook_id)
                 if (
                     webhook is not None
+                    and webhook.failing_since is not None
                     and deliveries.is_active(webhook)
                     and should_auto_disable(
                         failing_since=webhook.failing_since,

@@ -151,7 +151,7 @@ async def _contacts(
         Contact.id.in_(wanted),  # type: ignore[attr-defined]
         Contact.id.in_(visible),  # type: ignore[attr-defined]
     )
-    rows: list[Contact] = list((await session.execute(stmt)).scalars().all())  # type: ignore[arg-type]
+    rows: list[Contact] = list((await session.execute(stmt)).scalars().all())
     return [
         {"id": c.id, "name": c.name, "username": c.username, "bsuid": c.bsuid, "phone": c.phone} for c in rows
     ]

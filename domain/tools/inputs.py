@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from jsonschema import Draft7Validator  # type: ignore[import-untyped]
-from jsonschema.exceptions import SchemaError, best_match  # type: ignore[import-untyped]
+from jsonschema import Draft7Validator
+from jsonschema.exceptions import SchemaError, best_match
 from referencing import Registry
 
 from domain.tools.errors import ToolDeclarationError, ToolInputError

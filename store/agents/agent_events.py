@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlmodel import col
 
 from domain.events import agent_event
 from models.agent_runtime import AgentEvent, AgentThread
@@ -73,5 +74,5 @@ async def list_agent_events(
         stmt = stmt.where(AgentEvent.thread_id == thread_id)
     if event_type is not None:
         stmt = stmt.where(AgentEvent.type == event_type.removeprefix("agent."))
-    stmt = stmt.order_by(AgentEvent.created_at.desc(), AgentEvent.id.desc())  # type: ignore[attr-defined]
+    stmt = stmt.order_by(col(AgentEvent.created_at).desc(), col(AgentEvent.id).desc())
     return await paginate(session, stmt, page=page, per_page=per_page)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlmodel import col, select
 
 from domain.errors import Conflict
 from models.agents import Agent, AgentBinding, AgentVersion, AgentVersionTool
@@ -57,7 +58,7 @@ async def delete_agent(session: AsyncSession, tenant_id: str, agent_id: str) -> 
             await session.execute(
                 select(AgentBinding.id)
                 .where(AgentBinding.tenant_id == tenant_id, AgentBinding.agent_id == agent.id)
-                .where(AgentBinding.enabled.is_(True))
+                .where(col(AgentBinding.enabled).is_(True))
                 .order_by(AgentBinding.id)
             )
         )
@@ -71,8 +72,10 @@ async def delete_agent(session: AsyncSession, tenant_id: str, agent_id: str) -> 
             details={"binding_ids": list(enabled)},
         )
     version_ids = select(AgentVersion.id).where(AgentVersion.agent_id == agent.id).scalar_subquery()
-    await session.execute(delete(AgentBinding).where(AgentBinding.agent_id == agent.id))
-    await session.execute(delete(AgentVersionTool).where(AgentVersionTool.agent_version_id.in_(version_ids)))
-    await session.execute(delete(AgentVersion).where(AgentVersion.agent_id == agent.id))
+    await session.execute(delete(AgentBinding).where(col(AgentBinding.agent_id) == agent.id))
+    await session.execute(
+        delete(AgentVersionTool).where(col(AgentVersionTool.agent_version_id).in_(version_ids))
+    )
+    await session.execute(delete(AgentVersion).where(col(AgentVersion.agent_id) == agent.id))
     await session.delete(agent)
     await session.flush()

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlmodel import col, select
 
 from domain.errors import Conflict, MissingRequiredField, NotFound, Unprocessable, ValidationFailed
 from models.agents import AgentBinding, AgentVersion, BindingScope
@@ -43,7 +43,7 @@ async def binding_guardrails(
     if not ids:
         return {}
     rows = await session.execute(
-        select(AgentVersion.id, AgentVersion.guardrails_config).where(AgentVersion.id.in_(ids))
+        select(AgentVersion.id, AgentVersion.guardrails_config).where(col(AgentVersion.id).in_(ids))
     )
     return {version_id: config for version_id, config in rows.all()}
 

@@ -17,14 +17,16 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlmodel import col, select
 
 from domain.agents.cost import cost_day, cost_month
 from models.agent_runtime import AgentCostReservation, AgentSpend, AgentThread
 from models.tenancy import Tenant
 from store.agents.runs import usd_to_e10
+from store.tables import table_of
 
 DEFAULT_CAPS = {"thread": Decimal("1"), "tenant_day": Decimal("50"), "tenant_month": Decimal("500")}
 
@@ -62,8 +64,8 @@ async def tenant_caps(session: AsyncSession, tenant_id: str) -> Caps:
 
 async def _ensure_spend_row(session: AsyncSession, tenant_id: str, period: str, start: str) -> None:
     """Create the period's row if missing (a concurrent creator wins quietly)."""
-    insert = postgresql.insert if session.bind.dialect.name == "postgresql" else sqlite.insert
-    table = AgentSpend.__table__  # type: ignore[attr-defined]
+    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
+    table = table_of(AgentSpend)
     await session.execute(
         insert(table)
         .values(tenant_id=tenant_id, period=period, period_start=start, spent_e10=0, reserved_e10=0)
@@ -98,11 +100,11 @@ async def reserve(
         session,
         update(AgentThread)
         .where(
-            AgentThread.id == thread_id,
-            AgentThread.cost_e10 + AgentThread.reserved_e10 + amount_e10 <= caps.thread,  # type: ignore[operator]
+            col(AgentThread.id) == thread_id,
+            col(AgentThread.cost_e10) + col(AgentThread.reserved_e10) + amount_e10 <= caps.thread,
         )
-        .values(reserved_e10=AgentThread.reserved_e10 + amount_e10)
-        .returning(AgentThread.id),
+        .values(reserved_e10=col(AgentThread.reserved_e10) + amount_e10)
+        .returning(col(AgentThread.id)),
         "thread",
     )
     for period, start, cap, scope in (
@@ -113,13 +115,13 @@ async def reserve(
             session,
             update(AgentSpend)
             .where(
-                AgentSpend.tenant_id == tenant_id,
-                AgentSpend.period == period,
-                AgentSpend.period_start == start,
-                AgentSpend.spent_e10 + AgentSpend.reserved_e10 + amount_e10 <= cap,  # type: ignore[operator]
+                col(AgentSpend.tenant_id) == tenant_id,
+                col(AgentSpend.period) == period,
+                col(AgentSpend.period_start) == start,
+                col(AgentSpend.spent_e10) + col(AgentSpend.reserved_e10) + amount_e10 <= cap,
             )
-            .values(reserved_e10=AgentSpend.reserved_e10 + amount_e10)
-            .returning(AgentSpend.period),
+            .values(reserved_e10=col(AgentSpend.reserved_e10) + amount_e10)
+            .returning(col(AgentSpend.period)),
             scope,
         )
     session.add(
@@ -147,23 +149,23 @@ async def settle(session: AsyncSession, *, reservation_id: str, actual_e10: int 
     spent = actual_e10 or 0
     await session.execute(
         update(AgentThread)
-        .where(AgentThread.id == held.thread_id)
-        .values(reserved_e10=AgentThread.reserved_e10 - held.amount_e10)
+        .where(col(AgentThread.id) == held.thread_id)
+        .values(reserved_e10=col(AgentThread.reserved_e10) - held.amount_e10)
     )
     for period, start in (("day", held.day_start), ("month", held.month_start)):
         await session.execute(
             update(AgentSpend)
             .where(
-                AgentSpend.tenant_id == held.tenant_id,
-                AgentSpend.period == period,
-                AgentSpend.period_start == start,
+                col(AgentSpend.tenant_id) == held.tenant_id,
+                col(AgentSpend.period) == period,
+                col(AgentSpend.period_start) == start,
             )
             .values(
-                reserved_e10=AgentSpend.reserved_e10 - held.amount_e10,
-                spent_e10=AgentSpend.spent_e10 + spent,
+                reserved_e10=col(AgentSpend.reserved_e10) - held.amount_e10,
+                spent_e10=col(AgentSpend.spent_e10) + spent,
             )
         )
-    await session.execute(delete(AgentCostReservation).where(AgentCostReservation.id == reservation_id))
+    await session.execute(delete(AgentCostReservation).where(col(AgentCostReservation.id) == reservation_id))
     await session.flush()
 
 
@@ -172,7 +174,7 @@ async def stale_reservations(session: AsyncSession, *, older_than: datetime, lim
     stmt = (
         select(AgentCostReservation.id)
         .where(AgentCostReservation.created_at < older_than)
-        .order_by(AgentCostReservation.created_at)  # type: ignore[arg-type]
+        .order_by(col(AgentCostReservation.created_at))
         .limit(limit)
     )
     return list((await session.execute(stmt)).scalars().all())

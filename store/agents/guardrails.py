@@ -10,8 +10,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlmodel import col, select
 
 from domain.agents.history import inactive_days, inactivity_reset_due, threshold
 from domain.agents.mute import AUTO_UNMUTE_REASONS, HUMAN_WINDOW, MuteState, apply_trigger, unmute_due_at
@@ -107,8 +108,8 @@ async def last_human_message_at(
     stmt = select(func.max(Message.occurred_at)).where(
         Message.conversation_id == thread.conversation_id,
         Message.direction == "outbound",
-        Message.source.in_(HUMAN_SOURCES),  # type: ignore[attr-defined]
-        Message.status.in_(ACCEPTED_STATUSES),  # type: ignore[attr-defined]
+        col(Message.source).in_(HUMAN_SOURCES),
+        col(Message.status).in_(ACCEPTED_STATUSES),
         Message.occurred_at >= since,
     )
     return (await session.execute(stmt)).scalar_one_or_none()
@@ -152,10 +153,10 @@ async def overdue_auto_mutes(
     stmt = (
         select(AgentThread)
         .where(
-            AgentThread.muted_reason.in_(AUTO_UNMUTE_REASONS),  # type: ignore[union-attr]
-            AgentThread.muted_at < muted_before,  # type: ignore[operator]
+            col(AgentThread.muted_reason).in_(AUTO_UNMUTE_REASONS),
+            col(AgentThread.muted_at) < muted_before,
         )
-        .order_by(AgentThread.muted_at)  # type: ignore[arg-type]
+        .order_by(col(AgentThread.muted_at))
         .limit(limit)
     )
     return list((await session.execute(stmt)).scalars().all())

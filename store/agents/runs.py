@@ -11,8 +11,9 @@ from datetime import datetime
 from decimal import ROUND_CEILING, Decimal
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlmodel import col, select
 
 from models.agent_runtime import AgentRun, AgentRunStep, AgentThread
 from store.pagination import paginate
@@ -65,15 +66,15 @@ async def record_model_step(
     run.usage = merged
     await session.execute(
         update(AgentRun)
-        .where(AgentRun.id == run.id)
-        .values(cost_e10=AgentRun.cost_e10 + cost_e10, usage=merged)
+        .where(col(AgentRun.id) == run.id)
+        .values(cost_e10=col(AgentRun.cost_e10) + cost_e10, usage=merged)
     )
     await session.execute(
         update(AgentThread)
-        .where(AgentThread.id == run.thread_id)
+        .where(col(AgentThread.id) == run.thread_id)
         .values(
-            cost_e10=AgentThread.cost_e10 + cost_e10,
-            total_cost_e10=AgentThread.total_cost_e10 + cost_e10,
+            cost_e10=col(AgentThread.cost_e10) + cost_e10,
+            total_cost_e10=col(AgentThread.total_cost_e10) + cost_e10,
         )
     )
     await session.flush()
@@ -87,7 +88,7 @@ async def record_steps(
     if not steps:
         return
     seqs = [int(step["seq"]) for step in steps]
-    stmt = select(AgentRunStep.seq).where(AgentRunStep.run_id == run.id, AgentRunStep.seq.in_(seqs))  # type: ignore[attr-defined]
+    stmt = select(AgentRunStep.seq).where(AgentRunStep.run_id == run.id, col(AgentRunStep.seq).in_(seqs))
     known = set((await session.execute(stmt)).scalars().all())
     for step in steps:
         if int(step["seq"]) in known:
@@ -115,7 +116,7 @@ async def get_run(session: AsyncSession, tenant_id: str, run_id: str) -> AgentRu
 
 async def run_steps(session: AsyncSession, run_id: str) -> list[AgentRunStep]:
     """A run's steps in order."""
-    stmt = select(AgentRunStep).where(AgentRunStep.run_id == run_id).order_by(AgentRunStep.seq)  # type: ignore[arg-type]
+    stmt = select(AgentRunStep).where(AgentRunStep.run_id == run_id).order_by(col(AgentRunStep.seq))
     return list((await session.execute(stmt)).scalars().all())
 
 
@@ -134,5 +135,5 @@ async def list_runs(
         stmt = stmt.where(AgentRun.thread_id == thread_id)
     if status is not None:
         stmt = stmt.where(AgentRun.status == status)
-    stmt = stmt.order_by(AgentRun.created_at.desc(), AgentRun.id.desc())  # type: ignore[attr-defined]
+    stmt = stmt.order_by(col(AgentRun.created_at).desc(), col(AgentRun.id).desc())
     return await paginate(session, stmt, page=page, per_page=per_page)

@@ -6,8 +6,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import or_, update
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlmodel import col, select
 
 from domain.agents.binding_match import BindingCandidate, choose_binding
 from domain.agents.turns import user_text
@@ -26,7 +27,7 @@ async def matching_binding(
     session: AsyncSession, *, tenant_id: str, phone_number_id: str, customer_id: str | None
 ) -> AgentBinding | None:
     """The enabled binding that answers this number's conversations (phone_number > customer > tenant)."""
-    stmt = owned(AgentBinding, tenant_id).where(AgentBinding.enabled.is_(True))  # type: ignore[attr-defined]
+    stmt = owned(AgentBinding, tenant_id).where(col(AgentBinding.enabled).is_(True))
     bindings = list((await session.execute(stmt)).scalars().all())
     candidates = [
         BindingCandidate(
@@ -105,7 +106,7 @@ async def mark_signalled(session: AsyncSession, message_ids: Sequence[str], *, a
     if message_ids:
         await session.execute(
             update(AgentTurn)
-            .where(AgentTurn.message_id.in_(list(message_ids)), AgentTurn.signalled_at.is_(None))  # type: ignore[attr-defined,union-attr]
+            .where(col(AgentTurn.message_id).in_(list(message_ids)), col(AgentTurn.signalled_at).is_(None))
             .values(signalled_at=at)
         )
 
@@ -118,12 +119,12 @@ async def unsignalled_turns(
     stmt = (
         select(AgentTurn)
         .where(
-            AgentTurn.run_id.is_(None),  # type: ignore[union-attr]
-            AgentTurn.skipped_reason.is_(None),  # type: ignore[union-attr]
+            col(AgentTurn.run_id).is_(None),
+            col(AgentTurn.skipped_reason).is_(None),
             AgentTurn.created_at < older_than,
-            or_(AgentTurn.signalled_at.is_(None), AgentTurn.signalled_at < signalled_before),  # type: ignore[union-attr,operator]
+            or_(col(AgentTurn.signalled_at).is_(None), col(AgentTurn.signalled_at) < signalled_before),
         )
-        .order_by(AgentTurn.created_at)  # type: ignore[arg-type]
+        .order_by(col(AgentTurn.created_at))
         .limit(limit)
     )
     return list((await session.execute(stmt)).scalars().all())
@@ -147,9 +148,9 @@ async def claim_turns(
         return None, [], "thread not found"
     stmt = select(AgentTurn).where(
         AgentTurn.thread_id == thread_id,
-        AgentTurn.message_id.in_(list(message_ids)),  # type: ignore[attr-defined]
-        AgentTurn.run_id.is_(None),  # type: ignore[union-attr]
-        AgentTurn.skipped_reason.is_(None),  # type: ignore[union-attr]
+        col(AgentTurn.message_id).in_(list(message_ids)),
+        col(AgentTurn.run_id).is_(None),
+        col(AgentTurn.skipped_reason).is_(None),
     )
     turns = list((await session.execute(stmt)).scalars().all())
     if not turns:
@@ -206,14 +207,14 @@ async def list_threads(
     """A page of the tenant's threads, most recently active first, and the total."""
     stmt = owned(AgentThread, tenant_id)
     if muted is True:
-        stmt = stmt.where(AgentThread.muted_at.is_not(None))  # type: ignore[union-attr]
+        stmt = stmt.where(col(AgentThread.muted_at).is_not(None))
     elif muted is False:
-        stmt = stmt.where(AgentThread.muted_at.is_(None))  # type: ignore[union-attr]
+        stmt = stmt.where(col(AgentThread.muted_at).is_(None))
     if binding_id is not None:
         stmt = stmt.where(AgentThread.binding_id == binding_id)
     if conversation_id is not None:
         stmt = stmt.where(AgentThread.conversation_id == conversation_id)
-    stmt = stmt.order_by(AgentThread.updated_at.desc(), AgentThread.id.desc())  # type: ignore[attr-defined]
+    stmt = stmt.order_by(col(AgentThread.updated_at).desc(), col(AgentThread.id).desc())
     return await paginate(session, stmt, page=page, per_page=per_page)
 
 

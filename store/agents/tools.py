@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import CursorResult, delete, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
+from sqlmodel import col, select
 
 from domain.errors import Conflict
 from models.agents import AgentTool, AgentVersion, AgentVersionTool
@@ -36,9 +37,9 @@ async def list_current_tools(
     session: AsyncSession, tenant_id: str, *, page: int, per_page: int, enabled: bool | None = None
 ) -> tuple[list[AgentTool], int]:
     """One page of the current record of each slug, by slug."""
-    stmt = owned(AgentTool, tenant_id).where(AgentTool.is_current.is_(True))
+    stmt = owned(AgentTool, tenant_id).where(col(AgentTool.is_current).is_(True))
     if enabled is not None:
-        stmt = stmt.where(AgentTool.enabled.is_(enabled))
+        stmt = stmt.where(col(AgentTool.enabled).is_(enabled))
     return await paginate(session, stmt.order_by(AgentTool.slug), page=page, per_page=per_page)
 
 
@@ -47,7 +48,7 @@ async def tool_history(
 ) -> tuple[list[AgentTool], int]:
     """Every record of one slug, newest revision first; NotFound when the slug has no current record."""
     await current_tool(session, tenant_id, slug)
-    stmt = owned(AgentTool, tenant_id).where(AgentTool.slug == slug).order_by(AgentTool.revision.desc())
+    stmt = owned(AgentTool, tenant_id).where(AgentTool.slug == slug).order_by(col(AgentTool.revision).desc())
     return await paginate(session, stmt, page=page, per_page=per_page)
 
 
@@ -63,7 +64,7 @@ async def create_tool(
 ) -> AgentTool:
     """Insert revision 1 of a new slug; 409 when the tenant already has a current tool with it."""
     taken = await session.execute(
-        owned(AgentTool, tenant_id).where(AgentTool.slug == slug, AgentTool.is_current.is_(True))
+        owned(AgentTool, tenant_id).where(AgentTool.slug == slug, col(AgentTool.is_current).is_(True))
     )
     if taken.scalars().first() is not None:
         raise _slug_taken(slug)
@@ -88,11 +89,14 @@ async def revise_tool(session: AsyncSession, tenant_id: str, slug: str, changes:
     for _ in range(_REVISE_ATTEMPTS):
         current = await current_tool(session, tenant_id, slug)
         now = utcnow()
-        superseded = await session.execute(
-            update(AgentTool)
-            .where(AgentTool.id == current.id, AgentTool.is_current.is_(True))
-            .values(is_current=False, superseded_at=now)
-            .execution_options(synchronize_session=False)
+        superseded = cast(
+            "CursorResult[Any]",
+            await session.execute(
+                update(AgentTool)
+                .where(col(AgentTool.id) == current.id, col(AgentTool.is_current).is_(True))
+                .values(is_current=False, superseded_at=now)
+                .execution_options(synchronize_session=False)
+            ),
         )
         if superseded.rowcount != 1:
             continue
@@ -122,7 +126,7 @@ async def delete_tool(session: AsyncSession, tenant_id: str, slug: str) -> None:
         (
             await session.execute(
                 select(AgentVersion.id)
-                .join(AgentVersionTool, AgentVersionTool.agent_version_id == AgentVersion.id)
+                .join(AgentVersionTool, col(AgentVersionTool.agent_version_id) == AgentVersion.id)
                 .where(AgentVersionTool.tenant_id == tenant_id, AgentVersionTool.slug == slug)
                 .order_by(AgentVersion.id)
             )
@@ -136,7 +140,9 @@ async def delete_tool(session: AsyncSession, tenant_id: str, slug: str) -> None:
             code="TOOL_IN_USE",
             details={"slug": slug, "agent_version_ids": list(referencing)},
         )
-    await session.execute(delete(AgentTool).where(AgentTool.tenant_id == tenant_id, AgentTool.slug == slug))
+    await session.execute(
+        delete(AgentTool).where(col(AgentTool.tenant_id) == tenant_id, col(AgentTool.slug) == slug)
+    )
     await session.flush()
 
 

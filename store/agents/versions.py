@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, update
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlmodel import col, select
 
 from domain.errors import Conflict, Unprocessable
 from models.agents import Agent, AgentBinding, AgentTool, AgentVersion, AgentVersionTool
@@ -25,7 +26,9 @@ async def list_versions(
     """One page of an agent's versions in version order; NotFound for another tenant's agent."""
     await get_agent(session, tenant_id, agent_id)
     stmt = (
-        owned(AgentVersion, tenant_id).where(AgentVersion.agent_id == agent_id).order_by(AgentVersion.version)
+        owned(AgentVersion, tenant_id)
+        .where(AgentVersion.agent_id == agent_id)
+        .order_by(col(AgentVersion.version))
     )
     return await paginate(session, stmt, page=page, per_page=per_page)
 
@@ -48,9 +51,9 @@ async def create_version(
     number = (
         await session.execute(
             update(Agent)
-            .where(Agent.id == agent.id, Agent.tenant_id == tenant_id)
-            .values(last_version=Agent.last_version + 1)
-            .returning(Agent.last_version)
+            .where(col(Agent.id) == agent.id, col(Agent.tenant_id) == tenant_id)
+            .values(last_version=col(Agent.last_version) + 1)
+            .returning(col(Agent.last_version))
             .execution_options(synchronize_session=False)
         )
     ).scalar_one()
@@ -92,7 +95,9 @@ async def delete_version(session: AsyncSession, tenant_id: str, version_id: str)
             code="VERSION_IN_USE",
             details={"binding_ids": list(bound)},
         )
-    await session.execute(delete(AgentVersionTool).where(AgentVersionTool.agent_version_id == version.id))
+    await session.execute(
+        delete(AgentVersionTool).where(col(AgentVersionTool.agent_version_id) == version.id)
+    )
     await session.delete(version)
     await session.flush()
 
@@ -112,8 +117,8 @@ async def _require_tools(session: AsyncSession, tenant_id: str, slugs: list[str]
             await session.execute(
                 select(AgentTool.slug).where(
                     AgentTool.tenant_id == tenant_id,
-                    AgentTool.is_current.is_(True),
-                    AgentTool.slug.in_(slugs),
+                    col(AgentTool.is_current).is_(True),
+                    col(AgentTool.slug).in_(slugs),
                 )
             )
         ).scalars()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlmodel import col, select
 
 from domain.inbound import InboundItem, UsernameUpdate
 from domain.phone import canonical_phone
@@ -41,12 +41,12 @@ def _business(phone: PhoneNumber) -> Business:
 async def phone_for_item(session: AsyncSession, item: InboundItem) -> PhoneNumber | None:
     """The provisioned phone record an item names, or None when the number is not ours."""
     if item.phone_number_id:
-        stmt = select(PhoneNumber).where(PhoneNumber.phone_number_id == item.phone_number_id)
+        stmt = select(PhoneNumber).where(col(PhoneNumber.phone_number_id) == item.phone_number_id)
         return (await session.execute(stmt)).scalars().first()
     if isinstance(item, UsernameUpdate) and item.waba_id and item.display_phone_number:
         # business_username_updates carries no metadata: match the WABA's number by its digits.
         wanted = canonical_phone(item.display_phone_number)
-        stmt = select(PhoneNumber).where(PhoneNumber.waba_id == item.waba_id)
+        stmt = select(PhoneNumber).where(col(PhoneNumber.waba_id) == item.waba_id)
         for phone in (await session.execute(stmt)).scalars().all():
             if canonical_phone(phone.display_phone_number) == wanted:
                 return phone

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import logging
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlmodel import col, select
 
 from domain.events import identity_changed_event, phone_received_event
 from domain.inbound import IdentityChange, PhoneNumberChange, SharedContactPhone, UsernameUpdate
@@ -72,11 +72,11 @@ async def apply_shared_phone(session: AsyncSession, item: SharedContactPhone, bi
 
 async def _contacts_of_user(session: AsyncSession, item: IdentityChange, biz: Business) -> list[Contact]:
     """Every contact of the tenant the rotation is about (one per customer at most)."""
-    stmt = select(Contact).where(Contact.tenant_id == biz.tenant_id)
+    stmt = select(Contact).where(col(Contact.tenant_id) == biz.tenant_id)
     if item.previous_user_id:
-        stmt = stmt.where(Contact.bsuid == item.previous_user_id)
+        stmt = stmt.where(col(Contact.bsuid) == item.previous_user_id)
     elif item.phone:
-        stmt = stmt.where(Contact.phone.in_(phone_variants(item.phone)))  # type: ignore[union-attr]
+        stmt = stmt.where(col(Contact.phone).in_(phone_variants(item.phone)))
     else:
         return []
     return list((await session.execute(stmt.with_for_update())).scalars().all())
@@ -111,7 +111,7 @@ async def apply_identity_change(session: AsyncSession, item: IdentityChange, biz
     if changed == 0:
         known = await session.execute(
             select(Contact.id).where(
-                Contact.tenant_id == biz.tenant_id, Contact.bsuid == item.current_user_id
+                col(Contact.tenant_id) == biz.tenant_id, col(Contact.bsuid) == item.current_user_id
             )
         )
         if known.first() is not None:
@@ -144,8 +144,8 @@ async def apply_phone_change(session: AsyncSession, item: PhoneNumberChange, biz
     if not item.previous_phone:
         return ItemOutcome(UNCHANGED)
     stmt = select(Contact).where(
-        Contact.tenant_id == biz.tenant_id,
-        Contact.phone.in_(phone_variants(item.previous_phone)),  # type: ignore[union-attr]
+        col(Contact.tenant_id) == biz.tenant_id,
+        col(Contact.phone).in_(phone_variants(item.previous_phone)),
     )
     moved = 0
     for contact in (await session.execute(stmt.with_for_update())).scalars().all():

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlmodel import col, select
 
 from domain.agents.turns import starts_turn
 from domain.events import (
@@ -43,9 +43,9 @@ async def stored_message(
 ) -> Message | None:
     """The stored row of a channel message, if any."""
     stmt = select(Message).where(
-        Message.phone_number_id == phone_number_id,
-        Message.wa_message_id == wa_message_id,
-        Message.direction == direction,
+        col(Message.phone_number_id) == phone_number_id,
+        col(Message.wa_message_id) == wa_message_id,
+        col(Message.direction) == direction,
     )
     return (await session.execute(stmt.with_for_update() if lock else stmt)).scalars().first()
 

@@ -15,7 +15,7 @@ _raw = RawInbound.__table__  # type: ignore[attr-defined]
 _items = InboundItemRecord.__table__  # type: ignore[attr-defined]
 
 
-def _insert(session: AsyncSession):  # type: ignore[no-untyped-def]
+def _insert(session: AsyncSession):
     return postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
 
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 import logging
 from datetime import datetime
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlmodel import col, select
 
 from domain.inbound import TemplateUpdate
 from domain.template_status import event_as_of, event_is_current, later, status_after_event
@@ -69,7 +69,9 @@ async def apply_template_update(
     }
     waba = None
     if item.waba_id:
-        waba = (await session.execute(select(Waba).where(Waba.waba_id == item.waba_id))).scalars().first()
+        waba = (
+            (await session.execute(select(Waba).where(col(Waba.waba_id) == item.waba_id))).scalars().first()
+        )
     if waba is None:
         log.info("template change for a WABA not provisioned here; ignored", extra=context)
         return ItemOutcome(IGNORED)

@@ -14,7 +14,7 @@ from models.base import UTCDateTime
 
 def dialect_insert(session: AsyncSession, table: Any) -> Any:
     """An INSERT that supports ON CONFLICT on both PostgreSQL and SQLite."""
-    insert = postgresql.insert if session.bind.dialect.name == "postgresql" else sqlite.insert
+    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
     return insert(table)
 
 

@@ -11,14 +11,16 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import func, or_, update
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlmodel import select
+from sqlmodel import col, select
 
 from domain.events import WEBHOOK_TEST, matches
 from models.base import new_id
 from models.events import Event, WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from store.tables import table_of
 from store.webhooks.common import dialect_insert, utc_literal
 
 PENDING = "pending"
@@ -26,10 +28,10 @@ PENDING = "pending"
 # the same, so thousands of attempts a second do not queue on one hot row.
 CLOCK_GRANULARITY = timedelta(seconds=60)
 
-_deliveries = WebhookDelivery.__table__  # type: ignore[attr-defined]
-_attempts = WebhookAttempt.__table__  # type: ignore[attr-defined]
-_endpoints = WebhookEndpoint.__table__  # type: ignore[attr-defined]
-_events = Event.__table__  # type: ignore[attr-defined]
+_deliveries = table_of(WebhookDelivery)
+_attempts = table_of(WebhookAttempt)
+_endpoints = table_of(WebhookEndpoint)
+_events = table_of(Event)
 
 
 def delivery_id_for(event_id: str, webhook_id: str) -> str:
@@ -65,7 +67,7 @@ async def plan_recorded_deliveries(
     """
     if not event_ids:
         return []
-    stmt = select(Event).where(Event.id.in_(event_ids), Event.dispatched_at.is_(None))  # type: ignore[attr-defined,union-attr]
+    stmt = select(Event).where(col(Event.id).in_(event_ids), col(Event.dispatched_at).is_(None))
     events = sorted((await session.execute(stmt)).scalars(), key=lambda e: event_ids.index(e.id))
     return [(event, await _insert_deliveries(session, event)) for event in events]
 
@@ -74,8 +76,8 @@ async def _insert_deliveries(session: AsyncSession, event: Event) -> list[str]:
     """Insert one delivery per active, matching webhook (idempotent); the webhooks' ids."""
     stmt = select(WebhookEndpoint).where(
         WebhookEndpoint.tenant_id == event.tenant_id,
-        WebhookEndpoint.enabled.is_(True),  # type: ignore[attr-defined]
-        WebhookEndpoint.auto_disabled_at.is_(None),  # type: ignore[union-attr]
+        col(WebhookEndpoint.enabled).is_(True),
+        col(WebhookEndpoint.auto_disabled_at).is_(None),
     )
     if event.kind == WEBHOOK_TEST:
         stmt = stmt.where(WebhookEndpoint.id == event.payload.get("webhook_id"))
@@ -128,8 +130,8 @@ async def undispatched_events(session: AsyncSession, *, created_before: datetime
     """Outbox rows a crash left undispatched (oldest first)."""
     stmt = (
         select(Event.id)
-        .where(Event.dispatched_at.is_(None), Event.created_at < created_before)  # type: ignore[union-attr]
-        .order_by(Event.created_at)
+        .where(col(Event.dispatched_at).is_(None), Event.created_at < created_before)
+        .order_by(col(Event.created_at))
         .limit(limit)
     )
     return list((await session.execute(stmt)).scalars())
@@ -197,7 +199,7 @@ async def record_attempt(
     e = _endpoints.c
     stale = at - CLOCK_GRANULARITY
     if success:
-        changes = {"failing_since": None, "exhausted_since_success": 0, "last_success_at": at}
+        changes: dict[str, Any] = {"failing_since": None, "exhausted_since_success": 0, "last_success_at": at}
         worth_writing = or_(
             e.failing_since.is_not(None),
             e.exhausted_since_success != 0,

@@ -13,6 +13,7 @@ from typing import Any
 
 from sqlalchemy import delete
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlmodel import col
 
 from domain.errors import Conflict
 from domain.secrets_box import open_sealed, seal
@@ -114,7 +115,7 @@ async def update_webhook(
 async def delete_webhook(session: AsyncSession, tenant_id: str, webhook_id: str) -> None:
     """Remove the webhook with its deliveries and attempts (pending retries then stop)."""
     webhook = await get_webhook(session, tenant_id, webhook_id)
-    await session.execute(delete(WebhookEndpoint).where(WebhookEndpoint.id == webhook.id))  # type: ignore[arg-type]
+    await session.execute(delete(WebhookEndpoint).where(col(WebhookEndpoint.id) == webhook.id))
     session.expunge(webhook)
 
 

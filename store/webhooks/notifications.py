@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import or_, update
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlmodel import select
+from sqlmodel import col, select
 
 from domain.webhook_policy import (
     NOTIFICATION_SEVERITY,
@@ -23,6 +23,7 @@ from domain.webhook_policy import (
 from models.base import iso_millis, new_id
 from models.events import OwnerNotification, WebhookEndpoint
 from models.tenancy import Tenant
+from store.tables import table_of
 from store.webhooks.common import dialect_insert
 
 PENDING = "pending"
@@ -30,7 +31,7 @@ SENDING = "sending"
 # A claim older than this belongs to a sender that crashed; it may be taken over.
 STALE_CLAIM = timedelta(minutes=10)
 
-_table = OwnerNotification.__table__  # type: ignore[attr-defined]
+_table = table_of(OwnerNotification)
 
 _SUBJECTS = {
     NOTIFY_DISABLED_AUTO: "[critical] Webhook auto-disabled: {url}",
@@ -112,7 +113,7 @@ async def last_notified_at(session: AsyncSession, webhook_id: str, kind: str) ->
     stmt = (
         select(OwnerNotification.created_at)
         .where(OwnerNotification.webhook_id == webhook_id, OwnerNotification.kind == kind)
-        .order_by(OwnerNotification.created_at.desc())  # type: ignore[attr-defined]
+        .order_by(col(OwnerNotification.created_at).desc())
         .limit(1)
     )
     return (await session.execute(stmt)).scalar()
@@ -156,7 +157,7 @@ async def unsent(session: AsyncSession, *, now: datetime, min_age: timedelta, li
                 (_table.c.delivery == SENDING) & (_table.c.sent_at < now - STALE_CLAIM),
             )
         )
-        .order_by(OwnerNotification.created_at)
+        .order_by(col(OwnerNotification.created_at))
         .limit(limit)
     )
     return list((await session.execute(stmt)).scalars().all())

@@ -8,7 +8,7 @@ import re
 from datetime import date
 from typing import Any
 
-from jsonschema.exceptions import ValidationError, best_match  # type: ignore[import-untyped]
+from jsonschema.exceptions import ValidationError, best_match
 
 from domain.agents.wizard.fields import Schema, SchemaField, value_title
 from domain.agents.wizard.models import (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from jsonschema.exceptions import ValidationError  # type: ignore[import-untyped]
+from jsonschema.exceptions import ValidationError
 
 from domain.agents.wizard.answers import InvalidAnswer, prefill, read_answer, validation_reason
 from domain.agents.wizard.fields import Schema
