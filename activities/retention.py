@@ -77,7 +77,7 @@ class RetentionActivities:
     @activity.defn(name="prune_raw_inbound")
     async def prune_raw_inbound(self, data: HousekeepingInput) -> RetentionResult:
         """Delete raw envelopes and ledger rows older than the retention."""
-        days = retention_days(getattr(self._deps.settings, "raw_inbound_retention_days", None))
+        days = retention_days(self._deps.settings.raw_inbound_retention_days)
         cutoff = data.now - timedelta(days=days)
         result = RetentionResult(retention_days=days)
         for _ in range(PRUNE_MAX_BATCHES):

@@ -1,39 +1,20 @@
 """Per-deployment webhook delivery configuration, read from settings with the policy's defaults.
 
-``settings.py`` may carry any of the ``webhook_*`` fields below (environment
-variables of the same name in upper case); a field it lacks keeps the default
-of ``domain.webhook_policy.DEFAULT_POLICY`` or of ``WebhookConfig``.
+Each ``webhook_*`` setting (the environment variable of the same name in upper
+case) overrides one default of ``domain.webhook_policy.DEFAULT_POLICY`` or of
+``WebhookConfig``; an unset one (None) keeps it.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import Any
 
 from domain.webhook_policy import DEFAULT_POLICY, WebhookPolicy
-
-# settings attribute -> (WebhookPolicy field, converter)
-_POLICY_FIELDS: dict[str, tuple[str, Any]] = {
-    "webhook_retry_schedule_seconds": ("retry_schedule_seconds", lambda v: _float_tuple(v)),
-    "webhook_jitter_ratio": ("jitter_ratio", float),
-    "webhook_request_timeout_seconds": ("request_timeout_seconds", float),
-    "webhook_overload_floor_seconds": ("overload_floor_seconds", float),
-    "webhook_retry_after_max_seconds": ("retry_after_max_seconds", float),
-    "webhook_auto_disable_after_seconds": ("auto_disable_after", lambda v: timedelta(seconds=float(v))),
-    "webhook_auto_disable_min_exhausted": ("auto_disable_min_exhausted", int),
-    "webhook_auto_disable_min_failure_span_seconds": (
-        "auto_disable_min_failure_span",
-        lambda v: timedelta(seconds=float(v)),
-    ),
-    "webhook_healthy_above": ("healthy_above", float),
-    "webhook_failing_below": ("failing_below", float),
-    "webhook_degraded_notify_interval_seconds": (
-        "degraded_notify_interval",
-        lambda v: timedelta(seconds=float(v)),
-    ),
-}
+from settings import Settings
 
 
 def _float_tuple(value: Any) -> tuple[float, ...]:
@@ -66,23 +47,36 @@ class WebhookConfig:
     sweep_batch: int = 500
 
 
-_CONFIG_FIELDS: dict[str, tuple[str, Any]] = {
-    "webhook_alert_min_attempts": ("alert_min_attempts", int),
-    "webhook_health_check_interval_seconds": ("health_check_interval", lambda v: timedelta(seconds=float(v))),
-    "webhook_sweep_min_age_seconds": ("sweep_min_age", lambda v: timedelta(seconds=float(v))),
-}
+def _seconds(value: float) -> timedelta:
+    return timedelta(seconds=float(value))
 
 
-def config_from_settings(settings: Any) -> WebhookConfig:
-    """The deployment's webhook configuration (settings fields that exist override the defaults)."""
-    policy_changes = {
-        name: convert(getattr(settings, attr))
-        for attr, (name, convert) in _POLICY_FIELDS.items()
-        if getattr(settings, attr, None) is not None
+def config_from_settings(settings: Settings) -> WebhookConfig:
+    """The deployment's webhook configuration: each ``webhook_*`` setting that is set overrides its default."""
+    policy: dict[str, tuple[Any, Callable[[Any], Any]]] = {
+        "retry_schedule_seconds": (settings.webhook_retry_schedule_seconds, _float_tuple),
+        "jitter_ratio": (settings.webhook_jitter_ratio, float),
+        "request_timeout_seconds": (settings.webhook_request_timeout_seconds, float),
+        "overload_floor_seconds": (settings.webhook_overload_floor_seconds, float),
+        "retry_after_max_seconds": (settings.webhook_retry_after_max_seconds, float),
+        "auto_disable_after": (settings.webhook_auto_disable_after_seconds, _seconds),
+        "auto_disable_min_exhausted": (settings.webhook_auto_disable_min_exhausted, int),
+        "auto_disable_min_failure_span": (settings.webhook_auto_disable_min_failure_span_seconds, _seconds),
+        "healthy_above": (settings.webhook_healthy_above, float),
+        "failing_below": (settings.webhook_failing_below, float),
+        "degraded_notify_interval": (settings.webhook_degraded_notify_interval_seconds, _seconds),
     }
-    config_changes = {
-        name: convert(getattr(settings, attr))
-        for attr, (name, convert) in _CONFIG_FIELDS.items()
-        if getattr(settings, attr, None) is not None
+    config: dict[str, tuple[Any, Callable[[Any], Any]]] = {
+        "alert_min_attempts": (settings.webhook_alert_min_attempts, int),
+        "health_check_interval": (settings.webhook_health_check_interval_seconds, _seconds),
+        "sweep_min_age": (settings.webhook_sweep_min_age_seconds, _seconds),
     }
-    return WebhookConfig(policy=replace(DEFAULT_POLICY, **policy_changes), **config_changes)
+    return WebhookConfig(
+        policy=replace(DEFAULT_POLICY, **_set(policy)),
+        **_set(config),
+    )
+
+
+def _set(fields: dict[str, tuple[Any, Callable[[Any], Any]]]) -> dict[str, Any]:
+    """The converted values of the settings that are set (None keeps the default)."""
+    return {name: convert(value) for name, (value, convert) in fields.items() if value is not None}

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from datetime import timedelta
-from types import SimpleNamespace
 
 import httpx
 import pytest
@@ -16,6 +15,7 @@ from activities.webhooks.config import WebhookConfig, config_from_settings
 from activities.webhooks.http import delivery_headers, envelope_body, post_once
 from domain.signatures import verify_service_signature
 from domain.webhook_policy import WebhookPolicy
+from tests.conftest import make_settings
 from tests.support.http_server import free_port, serve_app
 from tests.workflows.test_webhook_support import Receiver
 
@@ -116,7 +116,7 @@ async def test_the_egress_guard_refuses_loopback_outside_development(receiver):
         ),
         (
             {
-                "webhook_retry_schedule_seconds": [0, 30],
+                "webhook_retry_schedule_seconds": "[0, 30]",
                 "webhook_auto_disable_after_seconds": 3600,
                 "webhook_alert_min_attempts": 2,
                 "webhook_health_check_interval_seconds": 0,
@@ -133,14 +133,16 @@ async def test_the_egress_guard_refuses_loopback_outside_development(receiver):
         ),
     ],
 )
-def test_config_reads_the_settings_fields_that_exist(fields, expected):
-    assert config_from_settings(SimpleNamespace(**fields)) == expected
+def test_config_reads_the_settings_that_are_set(fields, expected):
+    assert config_from_settings(make_settings("sqlite+aiosqlite://", "127.0.0.1:1", **fields)) == expected
 
 
 @pytest.mark.parametrize("schedule", ["", "[]", "0,-5", '[1, "x"]'])
 def test_a_bad_schedule_is_refused(schedule):
     with pytest.raises(ValueError):
-        config_from_settings(SimpleNamespace(webhook_retry_schedule_seconds=schedule))
+        config_from_settings(
+            make_settings("sqlite+aiosqlite://", "127.0.0.1:1", webhook_retry_schedule_seconds=schedule)
+        )
 
 
 def test_envelope_is_valid_json_for_nested_payloads():
