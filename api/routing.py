@@ -1,4 +1,4 @@
-"""Route class that enforces JSON bodies (415 otherwise).
+"""Route class that enforces JSON bodies (415 otherwise) free of NUL characters (400).
 
 FastAPI would try to read a non-JSON body and answer a confusing validation
 error; the spec wants 415 for a Content-Type other than application/json.
@@ -7,6 +7,7 @@ Routes that take multipart forms (media upload) are exempt.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Coroutine, Iterator, Sequence
 from typing import Any
 
@@ -14,7 +15,8 @@ from fastapi import Request, Response, params
 from fastapi.routing import APIRoute
 from starlette.routing import BaseRoute
 
-from domain.errors import UnsupportedMediaType
+from domain.errors import UnsupportedMediaType, ValidationFailed
+from domain.nul_text import might_hold_nul, nul_path
 
 _BODY_METHODS = {"POST", "PUT", "PATCH"}
 
@@ -27,6 +29,24 @@ def _is_json(content_type: str) -> bool:
 def _has_body(request: Request) -> bool:
     length = request.headers.get("content-length")
     return (length is not None and length != "0") or "transfer-encoding" in request.headers
+
+
+async def _refuse_nul(request: Request) -> None:
+    """400 for a JSON body holding U+0000 anywhere (Starlette caches the body for the handler)."""
+    raw = await request.body()
+    if not might_hold_nul(raw):
+        return
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        return  # malformed JSON: the handler's own parsing answers it
+    field = nul_path(body)
+    if field is not None:
+        raise ValidationFailed(
+            f"{field} contains the NUL character (\\u0000), which no text field accepts",
+            code="VALIDATION_FAILED",
+            details={"field": field},
+        )
 
 
 class JsonRoute(APIRoute):
@@ -45,6 +65,7 @@ class JsonRoute(APIRoute):
                     raise UnsupportedMediaType(
                         f"Content-Type must be application/json, got {content_type or 'none'}"
                     )
+                await _refuse_nul(request)
             return await handler(request)
 
         return json_only

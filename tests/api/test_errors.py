@@ -191,3 +191,20 @@ async def test_oversized_chunked_body_is_413(app_client: httpx.AsyncClient):
         "/v1/admin/tenants", content=chunks(), headers={**ADMIN, "Content-Type": "application/json"}
     )
     assert_error_body(response, 413)
+
+
+@pytest.mark.parametrize(
+    ("path", "method", "body", "field"),
+    [
+        ("/v1/notification-settings", "PATCH", {"notification_email": "\x00@x.io"}, "notification_email"),
+        ("/v1/messages", "POST", {"type": "text", "text": {"body": "hi\x00"}}, "text.body"),
+    ],
+)
+async def test_a_nul_character_anywhere_in_a_body_is_400_naming_the_field(
+    app_client: httpx.AsyncClient, tenant: TenantFixture, path: str, method: str, body: dict, field: str
+):
+    """PostgreSQL text cannot hold U+0000: refused at the edge, on every database alike."""
+    response = await app_client.request(method, path, json=body, headers=tenant.headers())
+    assert response.status_code == 400, response.text
+    assert response.json()["code"] == "VALIDATION_FAILED"
+    assert response.json()["details"] == {"field": field}
