@@ -34,3 +34,18 @@ def nul_path(value: Any, path: str = "") -> str | None:
             if found is not None:
                 return found
     return None
+
+
+def strip_nul(value: Any) -> Any:
+    """A copy of a decoded JSON value with every NUL removed from its strings and keys.
+
+    For bodies the service must accept as they come (the channel's webhooks): the
+    characters around a NUL are kept, the NUL alone could not be stored.
+    """
+    if isinstance(value, str):
+        return value.replace(NUL, "")
+    if isinstance(value, dict):
+        return {str(key).replace(NUL, ""): strip_nul(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [strip_nul(item) for item in value]
+    return value

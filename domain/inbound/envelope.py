@@ -23,6 +23,7 @@ from domain.inbound.content import as_dict, as_list, as_str, epoch_to_datetime, 
 from domain.inbound.items import IdentityChange, InboundItem, UsernameUpdate
 from domain.inbound.messages import parse_messages_change
 from domain.inbound.templates import TEMPLATE_CHANGE_FIELDS, parse_template_change
+from domain.nul_text import might_hold_nul, strip_nul
 
 ENVELOPE_OBJECT = "whatsapp_business_account"
 
@@ -46,6 +47,10 @@ def decode_body(raw_body: bytes) -> dict[str, Any]:
         raise InvalidWebhookEnvelope("webhook body is not valid JSON") from exc
     if not isinstance(data, dict):
         raise InvalidWebhookEnvelope("webhook body must be a JSON object")
+    if might_hold_nul(raw_body):
+        # A U+0000 in a customer's text would fail every insert on PostgreSQL (text and JSONB
+        # refuse it) and the envelope would retry forever: drop the character, keep the message.
+        data = strip_nul(data)
     return data
 
 

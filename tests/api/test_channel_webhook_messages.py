@@ -309,3 +309,17 @@ async def test_history_rows_are_historical_and_do_not_open_the_window(channel, a
     assert [e.kind for e in await events(settings, tenant.id)] == ["conversation.created"]
     async with db(settings) as session:
         assert (await session.execute(select(Contact.phone))).scalars().all() == [USER_PHONE]
+
+
+async def test_a_nul_in_a_customers_text_is_dropped_and_the_message_stored(
+    channel, app_client, tenant, settings
+):
+    """PostgreSQL text and JSONB refuse U+0000: the character goes, the message stays (no endless retry)."""
+    await provision_fixture_number(app_client, tenant)
+    envelope = json.loads(raw("text"))
+    envelope["entry"][0]["changes"][0]["value"]["messages"][0]["text"]["body"] = "Body\x00 Text"
+    await channel.deliver(json.dumps(envelope).encode())
+
+    (message,) = await messages(settings, tenant.id)
+    assert message.content == "Body Text"
+    assert message.payload["text"] == {"body": "Body Text"}

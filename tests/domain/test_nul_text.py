@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from domain.nul_text import might_hold_nul, nul_path
+from domain.inbound import decode_body
+from domain.nul_text import might_hold_nul, nul_path, strip_nul
 
 
 @pytest.mark.parametrize(
@@ -31,3 +32,12 @@ def test_the_raw_precheck_lets_every_body_holding_a_nul_through() -> None:
     assert might_hold_nul(json.dumps({"a": "x\x00"}).encode())
     assert might_hold_nul(json.dumps({"a": "x\x00"}, ensure_ascii=False).encode())
     assert not might_hold_nul(json.dumps({"a": "plain ñ"}).encode())
+
+
+def test_strip_nul_keeps_everything_else() -> None:
+    assert strip_nul({"a\x00": ["x\x00y", 1, None, {"b": "\x00"}]}) == {"a": ["xy", 1, None, {"b": ""}]}
+
+
+def test_a_channel_envelope_with_a_nul_in_a_text_is_read_without_it() -> None:
+    raw = json.dumps({"object": "whatsapp_business_account", "entry": [{"text": "hola\x00 mundo"}]}).encode()
+    assert decode_body(raw)["entry"][0]["text"] == "hola mundo"
