@@ -74,7 +74,7 @@ async def seed(
                 "success": ok,
                 "status_code": 200 if ok else 500,
                 "latency_ms": 10,
-                "attempted_at": NOW - ago,
+                "attempted_at": now - ago,
             }
             for n, (ago, ok) in enumerate(attempts, start=1)
         ]
