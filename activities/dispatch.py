@@ -24,6 +24,21 @@ DISPATCH_WORKFLOW = "DispatchEvent"
 NOTIFICATION_WORKFLOW = "SendOwnerNotification"
 
 
+async def _start_once(client: Client, workflow: str, arg: str, *, workflow_id: str, task_queue: str) -> None:
+    """Start ``workflow`` under an id derived from our own: one that runs or ran is left alone."""
+    try:
+        await client.start_workflow(
+            workflow,
+            arg,
+            id=workflow_id,
+            task_queue=task_queue,
+            id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        )
+    except WorkflowAlreadyStartedError:
+        return
+
+
 def dispatch_workflow_id(event_id: str) -> str:
     """The one workflow id an event's dispatch may ever run under."""
     return f"event-{event_id}"
@@ -47,16 +62,13 @@ async def dispatch_events(
             ids = await awaiting_dispatch(session, ids)
     for event_id in ids:
         try:
-            await client.start_workflow(
+            await _start_once(
+                client,
                 DISPATCH_WORKFLOW,
                 event_id,
-                id=dispatch_workflow_id(event_id),
+                workflow_id=dispatch_workflow_id(event_id),
                 task_queue=task_queue,
-                id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
-                id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
             )
-        except WorkflowAlreadyStartedError:
-            continue
         except Exception:
             log.warning("event dispatch deferred to the sweeper", extra={"event_id": event_id}, exc_info=True)
 
@@ -69,16 +81,13 @@ def notification_workflow_id(notification_id: str) -> str:
 async def start_owner_notification(client: Client, *, task_queue: str, notification_id: str) -> None:
     """Start the workflow that mails a committed notification; a failure is left to the sweeper."""
     try:
-        await client.start_workflow(
+        await _start_once(
+            client,
             NOTIFICATION_WORKFLOW,
             notification_id,
-            id=notification_workflow_id(notification_id),
+            workflow_id=notification_workflow_id(notification_id),
             task_queue=task_queue,
-            id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
-            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
         )
-    except WorkflowAlreadyStartedError:
-        return
     except Exception:
         log.warning(
             "owner notification left to the sweeper",
