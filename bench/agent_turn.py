@@ -150,12 +150,12 @@ async def deploy(client: httpx.AsyncClient, tenant: Any, admin: dict[str, str], 
 
 async def main(args: argparse.Namespace) -> None:
     logging.disable(logging.WARNING)
-    from api.app import create_app
-    from domain.signatures import hub_signature
-    from store.database import create_engine
+    from switchboard.api.app import create_app
+    from switchboard.domain.signatures import hub_signature
+    from switchboard.store.database import create_engine
+    from switchboard.worker import build_deps, build_worker, close_deps
     from tests.support.fake_channel import FakeChannel
     from tests.support.tenants import provision_tenant
-    from worker import build_deps, build_worker, close_deps
 
     channel = FakeChannel()
     async with (

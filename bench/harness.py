@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
-from devstack import SEARCH_ATTRIBUTE_ARGS
+from switchboard.devstack import SEARCH_ATTRIBUTE_ARGS
 from tests.support.http_server import serve_app
 
 
@@ -138,7 +138,7 @@ async def temporal_dev_server() -> AsyncIterator[WorkflowEnvironment]:
 
 
 def bench_settings(database_url: str, temporal_address: str, **overrides: Any) -> Any:
-    from settings import Settings
+    from switchboard.settings import Settings
 
     values: dict[str, Any] = {
         "SWITCHBOARD_ENV": "test",
@@ -157,7 +157,7 @@ def bench_settings(database_url: str, temporal_address: str, **overrides: Any) -
 
 
 def fresh_sqlite_url() -> str:
-    from store.migrate import upgrade_to_head
+    from switchboard.store.migrate import upgrade_to_head
 
     path = Path(tempfile.mkdtemp(prefix="sb-bench-")) / "bench.db"
     url = f"sqlite+aiosqlite:///{path}"

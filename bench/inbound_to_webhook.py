@@ -112,11 +112,11 @@ async def paced(
 
 async def main(args: argparse.Namespace) -> None:
     logging.disable(logging.WARNING)
-    from api.app import create_app
-    from domain.signatures import hub_signature
-    from store.database import create_engine
+    from switchboard.api.app import create_app
+    from switchboard.domain.signatures import hub_signature
+    from switchboard.store.database import create_engine
+    from switchboard.worker import build_deps, build_worker, close_deps
     from tests.support.tenants import provision_tenant
-    from worker import build_deps, build_worker, close_deps
 
     admin_note = ""
     end_to_end: Figures | None = None

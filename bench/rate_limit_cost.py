@@ -23,9 +23,9 @@ PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 
 
 async def measure(url: str, label: str, requests: int) -> list[Figures]:
-    from api.rate_limiter import RateLimiter
-    from domain.rate_limits import Limits
-    from store.database import create_engine
+    from switchboard.api.rate_limiter import RateLimiter
+    from switchboard.domain.rate_limits import Limits
+    from switchboard.store.database import create_engine
 
     engine = create_engine(url)
     limiter = RateLimiter(engine)
@@ -62,7 +62,7 @@ async def main(args: argparse.Namespace) -> None:
     except psycopg.OperationalError:
         name = ""
     if name:
-        from store.migrate import upgrade_to_head
+        from switchboard.store.migrate import upgrade_to_head
 
         url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
         await asyncio.to_thread(upgrade_to_head, url)

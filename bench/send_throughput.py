@@ -43,11 +43,11 @@ def bare_app() -> FastAPI:
 
 async def main(args: argparse.Namespace) -> None:
     logging.disable(logging.WARNING)
-    from api.app import create_app
-    from simulator.app import SimulatorConfig, create_simulator_app
-    from store.database import create_engine
+    from switchboard.api.app import create_app
+    from switchboard.simulator.app import SimulatorConfig, create_simulator_app
+    from switchboard.store.database import create_engine
+    from switchboard.worker import build_deps, build_worker, close_deps
     from tests.support.tenants import provision_tenant
-    from worker import build_deps, build_worker, close_deps
 
     async with temporal_dev_server() as env:
         address = env.client.service_client.config.target_host

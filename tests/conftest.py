@@ -20,10 +20,10 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
-from api.app import create_app
-from devstack import SEARCH_ATTRIBUTE_ARGS
-from settings import Settings
-from store.database import create_engine
+from switchboard.api.app import create_app
+from switchboard.devstack import SEARCH_ATTRIBUTE_ARGS
+from switchboard.settings import Settings
+from switchboard.store.database import create_engine
 from tests.support.databases import DatabaseFactory
 from tests.support.tenants import TenantFixture, provision_tenant
 
@@ -113,7 +113,7 @@ async def app_client(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
 @pytest.fixture
 async def worker(settings: Settings, temporal_env: WorkflowEnvironment) -> AsyncIterator[Worker]:
     """A worker with every workflow and activity on this test's task queue."""
-    from worker import build_deps, build_worker, close_deps
+    from switchboard.worker import build_deps, build_worker, close_deps
 
     engine = create_engine(settings.database_url)
     deps = build_deps(temporal_env.client, settings, engine)

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from api.app import create_app
-from settings import Settings
-from simulator.app import SimulatorConfig, create_simulator_app
+from switchboard.api.app import create_app
+from switchboard.settings import Settings
+from switchboard.simulator.app import SimulatorConfig, create_simulator_app
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

@@ -17,19 +17,19 @@ import pytest
 from fastapi import FastAPI
 from temporalio.testing import WorkflowEnvironment
 
-from activities.inbound import inbound_workflow_id, start_process_inbound
-from api.app import create_app
-from api.deps import Caller
-from domain.inbound import payload_id
-from logs import ContextFilter, bound_log_fields, json_handler
-from models.base import utcnow
-from models.inbound import InboundPayload, inbound_payload
-from settings import Settings
-from store.database import create_engine
+from switchboard.activities.inbound import inbound_workflow_id, start_process_inbound
+from switchboard.api.app import create_app
+from switchboard.api.deps import Caller
+from switchboard.domain.inbound import payload_id
+from switchboard.logs import ContextFilter, bound_log_fields, json_handler
+from switchboard.models.base import utcnow
+from switchboard.models.inbound import InboundPayload, inbound_payload
+from switchboard.settings import Settings
+from switchboard.store.database import create_engine
+from switchboard.workflows.inbound import ProcessInboundWorkflow
 from tests.conftest import ADMIN_KEY
 from tests.support.inbound import provision_fixture_number, status_payload
 from tests.support.tenants import TenantFixture, provision_tenant
-from workflows.inbound import ProcessInboundWorkflow
 
 probe_log = logging.getLogger("switchboard.tests.probe")
 
@@ -135,7 +135,7 @@ async def test_a_workflows_log_line_carries_its_workflow_id(
     time_skipping_env: WorkflowEnvironment,
     records: pytest.LogCaptureFixture,
 ) -> None:
-    from worker import build_deps, build_worker, close_deps
+    from switchboard.worker import build_deps, build_worker, close_deps
 
     await provision_fixture_number(app_client, tenant)
     engine = create_engine(settings.database_url)

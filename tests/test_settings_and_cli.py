@@ -12,7 +12,7 @@ from decimal import Decimal
 import pytest
 from pydantic import ValidationError
 
-from settings import Settings
+from switchboard.settings import Settings
 
 GOOD = {
     "SWITCHBOARD_ENV": "production",
@@ -154,7 +154,7 @@ def test_admin_command_errors_exit_non_zero(database_url):
     ],
 )
 def test_database_url_accepts_pasted_forms(pasted, used):
-    from settings import Settings
+    from switchboard.settings import Settings
 
     assert Settings(database_url=pasted).database_url == used
 
@@ -168,8 +168,8 @@ def _settings_on(url: str) -> Settings:
 
 
 async def _known(url: str, demo: dict) -> bool:
-    from devstack import demo_is_known
-    from store.database import create_engine, session_factory, unit_of_work
+    from switchboard.devstack import demo_is_known
+    from switchboard.store.database import create_engine, session_factory, unit_of_work
 
     engine = create_engine(url)
     try:
@@ -182,7 +182,7 @@ async def _known(url: str, demo: dict) -> bool:
 async def test_dev_reuses_known_demo_keys_and_replaces_those_a_new_database_lacks(
     databases, tmp_path, monkeypatch
 ):
-    from devstack import DEMO_FILE, bootstrap_demo
+    from switchboard.devstack import DEMO_FILE, bootstrap_demo
 
     monkeypatch.chdir(tmp_path)
     DEMO_FILE.parent.mkdir()
@@ -209,11 +209,11 @@ async def test_dev_reuses_known_demo_keys_and_replaces_those_a_new_database_lack
 async def test_dev_issues_new_keys_for_the_demo_tenant_when_its_saved_key_was_revoked(
     database_url, tmp_path, monkeypatch
 ):
-    from devstack import DEMO_FILE, bootstrap_demo
-    from domain.api_keys import hash_key
-    from models.base import utcnow
-    from store import tenancy
-    from store.database import create_engine, session_factory, unit_of_work
+    from switchboard.devstack import DEMO_FILE, bootstrap_demo
+    from switchboard.domain.api_keys import hash_key
+    from switchboard.models.base import utcnow
+    from switchboard.store import tenancy
+    from switchboard.store.database import create_engine, session_factory, unit_of_work
 
     monkeypatch.chdir(tmp_path)
     DEMO_FILE.parent.mkdir()
@@ -233,8 +233,8 @@ async def test_dev_issues_new_keys_for_the_demo_tenant_when_its_saved_key_was_re
 
 _MIGRATE_IN_A_FRESH_PROCESS = """
 import sys
-from logs import configure_logging
-from store.migrate import upgrade_to_head
+from switchboard.logs import configure_logging
+from switchboard.store.migrate import upgrade_to_head
 configure_logging("INFO")
 upgrade_to_head(sys.argv[1], quiet=sys.argv[2] == "quiet")
 """
@@ -262,7 +262,7 @@ def test_dev_points_api_simulator_and_temporal_at_each_others_ports():
     script = (
         "import os, devstack\n"
         "devstack.use_ports(api_port=18001, sim_port=18101, temporal_port=17234)\n"
-        "from settings import Settings\n"
+        "from switchboard.settings import Settings\n"
         "s = Settings()\n"
         "print(s.channel_api_base_url, s.simulator_webhook_url, s.public_base_url, s.temporal_address)\n"
     )
@@ -287,7 +287,7 @@ def test_cli_takes_unset_dev_secrets_from_the_dev_env_file(tmp_path, environment
     env_file = tmp_path / "env"
     env_file.write_text("# generated\nSWITCHBOARD_ADMIN_KEY=adm_from_file\nCHANNEL_VERIFY_TOKEN=from-file\n")
     script = (
-        "import os, sys, pathlib, cli\n"
+        "import os, sys, pathlib\nfrom switchboard import cli\n"
         "cli.use_dev_secrets(pathlib.Path(sys.argv[1]))\n"
         "print(os.environ.get('SWITCHBOARD_ADMIN_KEY'), os.environ.get('CHANNEL_VERIFY_TOKEN'))\n"
     )

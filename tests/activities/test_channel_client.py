@@ -19,15 +19,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from activities.channel_client import (
+from switchboard.activities.channel_client import (
     ChannelClient,
     ChannelProtocolError,
     ChannelRefused,
     ChannelUnreachable,
 )
-from domain.secrets_box import seal
-from models.tenancy import Waba
-from settings import Settings
+from switchboard.domain.secrets_box import seal
+from switchboard.models.tenancy import Waba
+from switchboard.settings import Settings
 from tests.conftest import make_settings
 from tests.support.http_server import free_port, serve_app
 

@@ -11,10 +11,10 @@ from datetime import UTC, datetime
 import pytest
 from aiosmtpd.controller import Controller
 
-from activities.notifications import SmtpTarget, deliver_notification, parse_smtp_url
-from domain.webhook_policy import NOTIFY_DEGRADED
-from models.events import WebhookEndpoint
-from store.webhooks.notifications import record_notification
+from switchboard.activities.notifications import SmtpTarget, deliver_notification, parse_smtp_url
+from switchboard.domain.webhook_policy import NOTIFY_DEGRADED
+from switchboard.models.events import WebhookEndpoint
+from switchboard.store.webhooks.notifications import record_notification
 from tests.conftest import ADMIN_KEY
 from tests.support.http_server import free_port
 from tests.support.tenants import provision_tenant

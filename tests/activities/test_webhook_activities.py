@@ -8,16 +8,16 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from temporalio.testing import ActivityEnvironment
 
-from activities.webhooks.config import WebhookConfig
-from activities.webhooks.delivery import WebhookDeliveryActivities
-from activities.webhooks.dispatching import WebhookDispatchActivities
-from activities.webhooks.types import AttemptInput, DeliveryOutcome, FinishInput
-from domain.events import MESSAGE_RECEIVED
-from store.events import record_event
-from store.webhooks.deliveries import delivery_id_for
+from switchboard.activities.webhooks.config import WebhookConfig
+from switchboard.activities.webhooks.delivery import WebhookDeliveryActivities
+from switchboard.activities.webhooks.dispatching import WebhookDispatchActivities
+from switchboard.activities.webhooks.types import AttemptInput, DeliveryOutcome, FinishInput
+from switchboard.domain.events import MESSAGE_RECEIVED
+from switchboard.store.events import record_event
+from switchboard.store.webhooks.deliveries import delivery_id_for
+from switchboard.worker import build_deps
 from tests.support.http_server import serve_app
 from tests.workflows.test_webhook_support import Db, Receiver
-from worker import build_deps
 
 AT = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 

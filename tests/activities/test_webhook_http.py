@@ -9,12 +9,12 @@ from datetime import timedelta
 import httpx
 import pytest
 
-from activities.tools.egress import EgressGuard
-from activities.tools.http_client import GuardedTransport
-from activities.webhooks.config import WebhookConfig, config_from_settings
-from activities.webhooks.http import delivery_headers, envelope_body, post_once
-from domain.signatures import verify_service_signature
-from domain.webhook_policy import WebhookPolicy
+from switchboard.activities.tools.egress import EgressGuard
+from switchboard.activities.tools.http_client import GuardedTransport
+from switchboard.activities.webhooks.config import WebhookConfig, config_from_settings
+from switchboard.activities.webhooks.http import delivery_headers, envelope_body, post_once
+from switchboard.domain.signatures import verify_service_signature
+from switchboard.domain.webhook_policy import WebhookPolicy
 from tests.conftest import make_settings
 from tests.support.http_server import free_port, serve_app
 from tests.workflows.test_webhook_support import Receiver

@@ -10,11 +10,11 @@ import pytest
 from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from domain.secrets_box import SecretDecryptionError
-from models.agents import AgentBinding
-from settings import Settings
-from store.agents import load_binding_secrets
-from store.database import create_engine, session_factory, unit_of_work
+from switchboard.domain.secrets_box import SecretDecryptionError
+from switchboard.models.agents import AgentBinding
+from switchboard.settings import Settings
+from switchboard.store.agents import load_binding_secrets
+from switchboard.store.database import create_engine, session_factory, unit_of_work
 from tests.api.agent_catalog_support import ADMIN, assert_error, deployed, ok
 from tests.conftest import ADMIN_KEY
 from tests.support.tenants import TenantFixture

@@ -10,7 +10,7 @@ import httpx
 import pytest
 from temporalio.testing import WorkflowEnvironment
 
-from api.app import create_app
+from switchboard.api.app import create_app
 from tests.api.agent_catalog_support import assert_error, ok
 from tests.conftest import ADMIN_KEY, make_settings
 from tests.support.tenants import TenantFixture, provision_tenant

@@ -52,10 +52,10 @@ async def test_revocation_elsewhere_is_honoured_within_the_cache_ttl(
     app_client: httpx.AsyncClient, tenant: TenantFixture, settings
 ):
     """A revocation written by another process reaches this one when its cache entry expires."""
-    from api.app import create_app
-    from models.base import utcnow
-    from store import tenancy
-    from store.database import create_engine, session_factory, unit_of_work
+    from switchboard.api.app import create_app
+    from switchboard.models.base import utcnow
+    from switchboard.store import tenancy
+    from switchboard.store.database import create_engine, session_factory, unit_of_work
 
     app = create_app(settings.model_copy(update={"api_key_cache_seconds": 0.2}))
     async with app.router.lifespan_context(app):
@@ -64,7 +64,7 @@ async def test_revocation_elsewhere_is_honoured_within_the_cache_ttl(
         engine = create_engine(settings.database_url)
         async with unit_of_work(session_factory(engine)) as session:
             found = await tenancy.find_key(
-                session, __import__("domain.api_keys").api_keys.hash_key(tenant.live_key)
+                session, __import__("switchboard.domain.api_keys").domain.api_keys.hash_key(tenant.live_key)
             )
             assert found is not None
             await tenancy.revoke_key(session, found[0].id, at=utcnow())

@@ -8,15 +8,16 @@ import httpx
 import pytest
 from temporalio.service import RPCError
 
-from activities.inbound import inbound_workflow_id
-from activities.retention import RetentionActivities
-from api.app import create_app
-from domain.inbound import payload_id
-from domain.signatures import hub_signature
-from models.base import utcnow
-from models.events import RawInbound
-from models.inbound import HousekeepingInput
-from store.database import create_engine
+from switchboard.activities.inbound import inbound_workflow_id
+from switchboard.activities.retention import RetentionActivities
+from switchboard.api.app import create_app
+from switchboard.domain.inbound import payload_id
+from switchboard.domain.signatures import hub_signature
+from switchboard.models.base import utcnow
+from switchboard.models.events import RawInbound
+from switchboard.models.inbound import HousekeepingInput
+from switchboard.store.database import create_engine
+from switchboard.worker import build_deps, close_deps
 from tests.conftest import APP_SECRET, make_settings
 from tests.fixtures.channel import raw
 from tests.support.http_server import free_port
@@ -30,7 +31,6 @@ from tests.support.inbound import (
     provision_fixture_number,
     rows,
 )
-from worker import build_deps, close_deps
 
 
 @pytest.mark.parametrize(

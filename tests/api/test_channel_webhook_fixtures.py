@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from models.events import RawInbound
+from switchboard.models.events import RawInbound
 from tests.fixtures.channel import FIXTURE_NAMES, raw
 from tests.support.inbound import (
     add_outbound,

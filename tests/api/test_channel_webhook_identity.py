@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from models.tenancy import PhoneNumber
+from switchboard.models.tenancy import PhoneNumber
 from tests.fixtures.channel import PHONE_NUMBER_ID, USER_BSUID, USER_PHONE, WABA_ID, load, raw
 from tests.support.inbound import (
     channel_fixture,  # noqa: F401 - the channel fixture

@@ -10,10 +10,10 @@ import httpx
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
-from activities.inbound import inbound_workflow_id
-from domain.inbound import payload_id
-from models.inbound import INLINE_BODY_LIMIT
-from settings import Settings
+from switchboard.activities.inbound import inbound_workflow_id
+from switchboard.domain.inbound import payload_id
+from switchboard.models.inbound import INLINE_BODY_LIMIT
+from switchboard.settings import Settings
 from tests.support.inbound import deliver, envelope, messages, metadata, provision_fixture_number
 from tests.support.tenants import TenantFixture
 
@@ -75,6 +75,6 @@ async def test_a_five_megabyte_payload_is_applied_and_stays_out_of_workflow_hist
 
 
 def _sign(body: bytes, settings: Settings) -> str:
-    from domain.signatures import hub_signature
+    from switchboard.domain.signatures import hub_signature
 
     return hub_signature(body, settings.channel_app_secret)

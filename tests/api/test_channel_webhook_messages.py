@@ -7,10 +7,10 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import select
 
-from domain.events import iso_utc
-from models.messaging import Contact
-from models.tenancy import Customer
-from store.contacts import DEFAULT_CUSTOMER_NAME, default_customer_id
+from switchboard.domain.events import iso_utc
+from switchboard.models.messaging import Contact
+from switchboard.models.tenancy import Customer
+from switchboard.store.contacts import DEFAULT_CUSTOMER_NAME, default_customer_id
 from tests.fixtures.channel import (
     PHONE_NUMBER_ID,
     USER_BSUID,

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import select
 
-from domain.events import iso_utc
-from models.messaging import Message
+from switchboard.domain.events import iso_utc
+from switchboard.models.messaging import Message
 from tests.fixtures.channel import PHONE_NUMBER_ID, USER_BSUID, USER_PARENT_BSUID, raw
 from tests.support.inbound import (
     add_outbound,

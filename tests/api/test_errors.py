@@ -141,7 +141,7 @@ async def test_not_found_resource_body(app_client: httpx.AsyncClient, tenant: Te
 
 
 async def test_unexpected_exception_is_500_body_with_logged_traceback(settings, caplog):
-    from api.app import create_app
+    from switchboard.api.app import create_app
 
     app = create_app(settings)
     boom = APIRouter()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from api.app import create_app
+from switchboard.api.app import create_app
 from tests.support.http_server import free_port
 
 

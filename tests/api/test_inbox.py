@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from domain.events import iso_utc
+from switchboard.domain.events import iso_utc
 from tests.fixtures.channel import PHONE_NUMBER_ID, USER_BSUID, USER_PHONE, raw
 from tests.support.inbound import (
     channel_fixture,  # noqa: F401 - the channel fixture

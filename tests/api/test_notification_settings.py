@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import httpx
 
-from models.events import OwnerNotification
-from store.database import create_engine, session_factory, unit_of_work
+from switchboard.models.events import OwnerNotification
+from switchboard.store.database import create_engine, session_factory, unit_of_work
 from tests.support.tenants import TenantFixture
 
 

@@ -34,8 +34,8 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from api.app import create_app
-from settings import Settings
+from switchboard.api.app import create_app
+from switchboard.settings import Settings
 from tests.conftest import ADMIN_KEY, APP_SECRET
 
 CHECKS = [

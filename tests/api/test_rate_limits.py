@@ -87,7 +87,7 @@ async def test_sandbox_keys_get_sandbox_limits(app_client: httpx.AsyncClient, te
 
 async def test_high_volume_plan_limits(app_client: httpx.AsyncClient, tenant: TenantFixture):
     await app_client.patch(f"/v1/admin/tenants/{tenant.id}", json={"plan": "high_volume"}, headers=ADMIN)
-    from api.principal import ApiKeyCache  # noqa: F401  (cache is per app; a fresh key sees the plan)
+    from switchboard.api.principal import ApiKeyCache  # noqa: F401  (cache is per app; a fresh key sees the plan)
 
     created = await app_client.post(
         f"/v1/admin/tenants/{tenant.id}/api-keys", json={"mode": "live", "role": "member"}, headers=ADMIN

@@ -9,12 +9,12 @@ import httpx
 import pytest
 from sqlalchemy import update
 
-from activities.dispatch import notification_workflow_id
-from api.app import create_app
-from domain.events import ALL_EVENT_KINDS, EVENT_GROUPS
-from domain.secrets_box import open_sealed
-from models.events import WebhookEndpoint
-from settings import Settings
+from switchboard.activities.dispatch import notification_workflow_id
+from switchboard.api.app import create_app
+from switchboard.domain.events import ALL_EVENT_KINDS, EVENT_GROUPS
+from switchboard.domain.secrets_box import open_sealed
+from switchboard.models.events import WebhookEndpoint
+from switchboard.settings import Settings
 from tests.conftest import make_settings
 from tests.support.tenants import TenantFixture, provision_tenant
 from tests.workflows.test_webhook_support import Db

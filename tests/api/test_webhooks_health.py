@@ -9,9 +9,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import insert, text, update
 
-from models.base import iso_millis
-from models.events import Event, WebhookAttempt, WebhookDelivery, WebhookEndpoint
-from store.webhooks.health import window_counts
+from switchboard.models.base import iso_millis
+from switchboard.models.events import Event, WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from switchboard.store.webhooks.health import window_counts
 from tests.conftest import ADMIN_KEY
 from tests.workflows.test_webhook_support import Db
 

@@ -20,8 +20,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from api.app import create_app
-from settings import Settings
+from switchboard.api.app import create_app
+from switchboard.settings import Settings
 from switchboard_client import SwitchboardClient, SwitchboardError, WebhookVerificationError, verify
 from tests.conftest import ADMIN_KEY
 from tests.support.fake_channel import FakeChannel

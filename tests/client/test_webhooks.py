@@ -15,9 +15,9 @@ import httpx
 import pytest
 from starlette.datastructures import Headers
 
-from activities.webhooks.http import delivery_headers, envelope_body
-from domain.events import webhook_test_event
-from domain.signatures import service_signature, verify_service_signature
+from switchboard.activities.webhooks.http import delivery_headers, envelope_body
+from switchboard.domain.events import webhook_test_event
+from switchboard.domain.signatures import service_signature, verify_service_signature
 from switchboard_client import WebhookVerificationError, sign, verify
 
 SECRET = "whsec_" + "a1B2" * 8

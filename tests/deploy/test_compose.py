@@ -61,9 +61,12 @@ def test_docker_compose_config_accepts_the_file():
 def test_dockerfile_runs_the_switchboard_command():
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert 'ENTRYPOINT ["switchboard"]' in dockerfile
-    # The image installs the package at the versions requirements.lock pins, like make dev/test.
-    assert "pip install -c requirements.lock ." in dockerfile
-    assert "COPY pyproject.toml requirements.lock" in dockerfile
+    # The image installs the package's wheel at the versions requirements.lock pins, like make dev/test.
+    assert "pip install -c /tmp/requirements.lock /tmp/wheels/*.whl" in dockerfile
+    # One copy of the code: the runtime stage copies the wheel, never the source tree.
+    runtime_stage = dockerfile.rsplit("\nFROM ", 1)[1]
+    copies = [line for line in runtime_stage.splitlines() if line.startswith("COPY")]
+    assert copies and all("src" not in line and " . ." not in line for line in copies), copies
 
 
 def test_the_lock_pins_every_declared_dependency():

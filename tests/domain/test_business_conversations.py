@@ -6,13 +6,13 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from domain.business_conversations import (
+from switchboard.domain.business_conversations import (
     LIMIT_CODE,
     check_business_limit,
     opens_business_conversation,
     tier_limit,
 )
-from domain.errors import RateLimited
+from switchboard.domain.errors import RateLimited
 
 NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 

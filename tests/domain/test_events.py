@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from domain.errors import ValidationFailed
-from domain.events import (
+from switchboard.domain.errors import ValidationFailed
+from switchboard.domain.events import (
     ALL_EVENT_KINDS,
     EVENT_GROUPS,
     ConversationFacts,

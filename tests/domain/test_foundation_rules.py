@@ -6,12 +6,12 @@ import base64
 
 import pytest
 
-from domain.api_keys import display_prefix, generate_key, hash_key, key_mode
-from domain.errors import Unauthorized, ValidationFailed
-from domain.media import check_media, media_kind_for
-from domain.rate_limits import Limits, limits_for, windows_at
-from domain.secrets_box import SecretDecryptionError, open_sealed, seal
-from domain.throughput import TierRates, per_second
+from switchboard.domain.api_keys import display_prefix, generate_key, hash_key, key_mode
+from switchboard.domain.errors import Unauthorized, ValidationFailed
+from switchboard.domain.media import check_media, media_kind_for
+from switchboard.domain.rate_limits import Limits, limits_for, windows_at
+from switchboard.domain.secrets_box import SecretDecryptionError, open_sealed, seal
+from switchboard.domain.throughput import TierRates, per_second
 
 KEY = b"\x07" * 32
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from domain.message_status import (
+from switchboard.domain.message_status import (
     MESSAGE_STATUSES,
     StatusTransition,
     apply_status_update,

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from domain.inbound import decode_body
-from domain.nul_text import might_hold_nul, nul_path, strip_nul
+from switchboard.domain.inbound import decode_body
+from switchboard.domain.nul_text import might_hold_nul, nul_path, strip_nul
 
 
 @pytest.mark.parametrize(

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from domain.errors import ValidationFailed
-from domain.phone import (
+from switchboard.domain.errors import ValidationFailed
+from switchboard.domain.phone import (
     alternate_form,
     canonical_phone,
     is_bsuid,

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from domain.pricing import (
+from switchboard.domain.pricing import (
     LongContextTier,
     RateCard,
     TokenPrices,

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from domain.retry_after import parse_retry_after, parse_retry_after_ms, retry_after_from_headers
+from switchboard.domain.retry_after import parse_retry_after, parse_retry_after_ms, retry_after_from_headers
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 

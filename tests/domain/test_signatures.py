@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from domain.signatures import (
+from switchboard.domain.signatures import (
     hub_signature,
     service_signature,
     verify_hub_signature,

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from domain.template_status import (
+from switchboard.domain.template_status import (
     event_as_of,
     event_is_current,
     later,

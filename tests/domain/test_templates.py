@@ -5,8 +5,8 @@ from typing import Any
 
 import pytest
 
-from domain.errors import ValidationFailed
-from domain.templates import (
+from switchboard.domain.errors import ValidationFailed
+from switchboard.domain.templates import (
     cloud_template_create_body,
     component_text,
     parse_upstream_template,

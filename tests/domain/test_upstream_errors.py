@@ -4,8 +4,8 @@ from typing import Any
 
 import pytest
 
-from domain.errors import RateLimited
-from domain.upstream_errors import (
+from switchboard.domain.errors import RateLimited
+from switchboard.domain.upstream_errors import (
     UPSTREAM_RULES,
     backoff_seconds,
     classify_status_error,

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from domain.errors import ValidationFailed
-from domain.usernames import (
+from switchboard.domain.errors import ValidationFailed
+from switchboard.domain.usernames import (
     username_error,
     username_request_body,
     username_status,

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from domain.webhook_policy import (
+from switchboard.domain.webhook_policy import (
     DEFAULT_POLICY,
     NOTIFICATION_SEVERITY,
     AttemptOutcome,

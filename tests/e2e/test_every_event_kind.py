@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from domain.signatures import verify_service_signature
+from switchboard.domain.signatures import verify_service_signature
 from tests.fixtures.channel import (
     DISPLAY_PHONE_NUMBER,
     PHONE_NUMBER_ID,

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from settings import Settings
+from switchboard.settings import Settings
 from tests.support.fake_channel import FakeChannel
 from tests.support.http_server import serve_app
 from tests.support.tenants import TenantFixture
@@ -66,13 +66,19 @@ def worker_env(settings: Settings) -> dict[str, str]:
 
 @pytest.fixture
 async def start_worker(settings: Settings, tmp_path: Path) -> AsyncIterator[StartWorker]:
-    """Start `python worker.py` processes; any still running at the end are stopped."""
+    """Start `python -m switchboard.worker` processes; any still running at the end are stopped."""
     processes: list[asyncio.subprocess.Process] = []
 
     async def start(name: str) -> asyncio.subprocess.Process:
         log = (tmp_path / f"{name}.log").open("wb")
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "worker.py", cwd=REPO, env=worker_env(settings), stdout=log, stderr=log
+            sys.executable,
+            "-m",
+            "switchboard.worker",
+            cwd=REPO,
+            env=worker_env(settings),
+            stdout=log,
+            stderr=log,
         )
         processes.append(process)
         return process

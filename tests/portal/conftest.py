@@ -23,8 +23,8 @@ import httpx
 import pytest
 import uvicorn
 
-from api.app import create_app
-from settings import Settings
+from switchboard.api.app import create_app
+from switchboard.settings import Settings
 from tests.e2e.agents.support import API_KEY, PROVIDERS, ToolServer
 from tests.fakes.scripting import FakeProvider
 from tests.support.fake_channel import FakeChannel

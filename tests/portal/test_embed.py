@@ -18,8 +18,8 @@ from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
 from playwright.async_api import expect
 
-from api.portal import tokens
-from settings import Settings
+from switchboard.api.portal import tokens
+from switchboard.settings import Settings
 from tests.conftest import ADMIN_KEY
 from tests.e2e.agents.support import eventually, say, text_envelope
 from tests.fixtures.channel import PHONE_NUMBER_ID, USER_PHONE

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from api.portal import tokens
+from switchboard.api.portal import tokens
 
 KEY = b"\x01" * 32
 NOW = 1_800_000_000

@@ -11,9 +11,9 @@ import pytest
 from playwright.async_api import expect
 from sqlalchemy import update
 
-from models.base import utcnow
-from models.events import WebhookEndpoint
-from settings import Settings
+from switchboard.models.base import utcnow
+from switchboard.models.events import WebhookEndpoint
+from switchboard.settings import Settings
 from tests.portal.support import api_get, sign_in
 from tests.support.http_server import serve_app
 from tests.support.inbound import db

@@ -12,9 +12,9 @@ from typing import Any
 import httpx
 from fastapi import FastAPI, Request, Response
 
-from domain.signatures import verify_hub_signature
-from simulator.app import create_simulator_app
-from simulator.config import SimulatorConfig
+from switchboard.domain.signatures import verify_hub_signature
+from switchboard.simulator.app import create_simulator_app
+from switchboard.simulator.config import SimulatorConfig
 from tests.support.http_server import serve_app
 
 APP_SECRET = "sim-test-app-secret"

@@ -10,11 +10,18 @@ import openai
 import pytest
 from openai.types.chat import ChatCompletionFunctionToolParam, ChatCompletionMessageFunctionToolCall
 
-from activities.llm.openai_adapter import OpenAIAdapter
-from devstack import FAKE_MODEL_KEY, model_line, use_fake_model
-from domain.agents.prompt import parse_intent, router_prompt
-from models.llm import AssistantMessage, LlmRequest, LlmTool, LlmToolCall, ToolResultMessage, UserMessage
-from settings import Settings
+from switchboard.activities.llm.openai_adapter import OpenAIAdapter
+from switchboard.devstack import FAKE_MODEL_KEY, model_line, use_fake_model
+from switchboard.domain.agents.prompt import parse_intent, router_prompt
+from switchboard.models.llm import (
+    AssistantMessage,
+    LlmRequest,
+    LlmTool,
+    LlmToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from switchboard.settings import Settings
 from tests.simulator.support import Sim
 
 MODEL = "gpt-4.1-mini"

@@ -8,9 +8,9 @@ import zlib
 
 import pytest
 
-from domain.media import check_media, media_kind_for
-from simulator.media import upload_problem
-from simulator.samples import samples
+from switchboard.domain.media import check_media, media_kind_for
+from switchboard.simulator.media import upload_problem
+from switchboard.simulator.samples import samples
 from tests.simulator.support import AUTH, PHONE_ID, Sim
 
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from simulator.triggers import TRIGGERS
+from switchboard.simulator.triggers import TRIGGERS
 from tests.simulator.support import Sim, running_sim, text_body
 
 

@@ -14,12 +14,12 @@ from decimal import Decimal
 import pytest
 from sqlalchemy import select
 
-from models.agent_runtime import AgentCostReservation, AgentSpend, AgentThread
-from models.messaging import Contact, Conversation
-from models.tenancy import Customer, Tenant
-from store.agents.budget import CapReached, reserve, settle
-from store.agents.runs import usd_to_e10
-from store.database import create_engine, session_factory, unit_of_work
+from switchboard.models.agent_runtime import AgentCostReservation, AgentSpend, AgentThread
+from switchboard.models.messaging import Contact, Conversation
+from switchboard.models.tenancy import Customer, Tenant
+from switchboard.store.agents.budget import CapReached, reserve, settle
+from switchboard.store.agents.runs import usd_to_e10
+from switchboard.store.database import create_engine, session_factory, unit_of_work
 
 CALL = usd_to_e10(Decimal("0.01"))
 
@@ -59,7 +59,7 @@ async def _setup(
 
 async def _try(sessions, tenant_id: str, thread_id: str) -> str | None:  # type: ignore[no-untyped-def]
     """One reservation; the cap scope that refused it, or None when admitted (retrying lock conflicts)."""
-    from models.base import utcnow
+    from switchboard.models.base import utcnow
 
     for attempt in range(50):
         try:
@@ -148,7 +148,7 @@ async def test_a_retried_reservation_holds_once(database_url: str) -> None:
         tenant_id, [thread_id] = await _setup(
             sessions, thread_cap="1", day_cap="50", month_cap="500", threads=1
         )
-        from models.base import utcnow
+        from switchboard.models.base import utcnow
 
         for _ in range(3):
             async with unit_of_work(sessions) as session:

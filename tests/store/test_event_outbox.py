@@ -6,11 +6,11 @@ from datetime import datetime
 
 import pytest
 
-from models.base import utcnow
-from models.events import WebhookEndpoint
-from models.tenancy import Tenant
-from store import events
-from store.database import create_engine, session_factory, unit_of_work
+from switchboard.models.base import utcnow
+from switchboard.models.events import WebhookEndpoint
+from switchboard.models.tenancy import Tenant
+from switchboard.store import events
+from switchboard.store.database import create_engine, session_factory, unit_of_work
 
 
 @pytest.fixture

@@ -11,15 +11,15 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio.client import Client
 
-from activities.event_retention import EventRetentionActivities
-from models.events import Event, WebhookAttempt, WebhookDelivery, WebhookEndpoint
-from models.inbound import HousekeepingInput
-from models.tenancy import Tenant
-from settings import Settings
-from store.database import create_engine, session_factory, unit_of_work
-from store.event_retention import prune_events
+from switchboard.activities.event_retention import EventRetentionActivities
+from switchboard.models.events import Event, WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from switchboard.models.inbound import HousekeepingInput
+from switchboard.models.tenancy import Tenant
+from switchboard.settings import Settings
+from switchboard.store.database import create_engine, session_factory, unit_of_work
+from switchboard.store.event_retention import prune_events
+from switchboard.workflows.maintenance import PruneRateLimitCountersWorkflow
 from tests.conftest import make_settings
-from workflows.maintenance import PruneRateLimitCountersWorkflow
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 
@@ -155,7 +155,7 @@ async def test_the_activity_applies_the_configured_retention(sessions, database_
         await seed(sessions, f"age{n}", age_days=age)
     overrides = {} if days is None else {"event_retention_days": days}
     settings = make_settings(database_url, "127.0.0.1:1", **overrides)
-    from worker import build_deps, close_deps
+    from switchboard.worker import build_deps, close_deps
 
     engine = create_engine(database_url)
     deps = build_deps(None, settings, engine)  # type: ignore[arg-type]

@@ -6,11 +6,11 @@ from datetime import timedelta
 
 import pytest
 
-from domain.errors import Conflict, Unprocessable
-from models.base import utcnow
-from models.tenancy import Tenant
-from store import idempotency
-from store.database import create_engine, session_factory, unit_of_work
+from switchboard.domain.errors import Conflict, Unprocessable
+from switchboard.models.base import utcnow
+from switchboard.models.tenancy import Tenant
+from switchboard.store import idempotency
+from switchboard.store.database import create_engine, session_factory, unit_of_work
 
 
 @pytest.fixture

@@ -8,12 +8,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from activities.inbound import InboundActivities
-from domain.inbound import parse_envelope
-from models.base import utcnow
-from models.messaging import Message
-from store import inbound as store
-from store.database import create_engine
+from switchboard.activities.inbound import InboundActivities
+from switchboard.domain.inbound import parse_envelope
+from switchboard.models.base import utcnow
+from switchboard.models.messaging import Message
+from switchboard.store import inbound as store
+from switchboard.store.database import create_engine
 from tests.support.inbound import (
     add_outbound,
     contacts,
@@ -60,7 +60,7 @@ async def test_an_item_key_is_claimed_once_and_a_rollback_releases_it(settings):
 @asynccontextmanager
 async def workers(settings, temporal_env):
     """A factory of InboundActivities, each standing for a separate worker process (no shared write turn)."""
-    from worker import build_deps, close_deps
+    from switchboard.worker import build_deps, close_deps
 
     engine = create_engine(settings.database_url)
     deps = build_deps(temporal_env.client, settings, engine)

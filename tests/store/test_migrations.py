@@ -7,9 +7,9 @@ from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlmodel import SQLModel
 
-import models.registry  # noqa: F401
-from store.database import create_engine
-from store.migrate import alembic_config
+import switchboard.models.registry  # noqa: F401
+from switchboard.store.database import create_engine
+from switchboard.store.migrate import alembic_config
 
 
 def test_one_head():

@@ -6,13 +6,13 @@ from datetime import timedelta
 
 import pytest
 
-from domain.message_status import FAILED, FAILED_TRANSIENT, QUEUED, RECEIVED, SENT
-from models.base import utcnow
-from models.messaging import Contact, Conversation, Message
-from models.send import UpstreamFailureInfo
-from models.tenancy import Customer, Tenant
-from store import conversations, messages
-from store.database import create_engine, session_factory, unit_of_work
+from switchboard.domain.message_status import FAILED, FAILED_TRANSIENT, QUEUED, RECEIVED, SENT
+from switchboard.models.base import utcnow
+from switchboard.models.messaging import Contact, Conversation, Message
+from switchboard.models.send import UpstreamFailureInfo
+from switchboard.models.tenancy import Customer, Tenant
+from switchboard.store import conversations, messages
+from switchboard.store.database import create_engine, session_factory, unit_of_work
 
 REFUSED = UpstreamFailureInfo(
     code="RECIPIENT_NOT_ON_WHATSAPP",

@@ -15,7 +15,7 @@ from pathlib import Path
 import psycopg
 from sqlalchemy.engine import make_url
 
-from store.migrate import upgrade_to_head
+from switchboard.store.migrate import upgrade_to_head
 
 
 class DatabaseFactory:

@@ -15,19 +15,19 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 from temporalio.client import Client
 
-from activities.inbound import inbound_workflow_id
-from domain.inbound import payload_id
-from domain.signatures import HUB_SIGNATURE_HEADER, hub_signature
-from models.base import utcnow
-from models.events import Event
-from models.inbound import InboundSummary
-from models.messaging import Contact, Conversation, Message
-from settings import Settings
-from store.database import create_engine, session_factory, unit_of_work
+from switchboard.activities.inbound import inbound_workflow_id
+from switchboard.domain.inbound import payload_id
+from switchboard.domain.signatures import HUB_SIGNATURE_HEADER, hub_signature
+from switchboard.models.base import utcnow
+from switchboard.models.events import Event
+from switchboard.models.inbound import InboundSummary
+from switchboard.models.messaging import Contact, Conversation, Message
+from switchboard.settings import Settings
+from switchboard.store.database import create_engine, session_factory, unit_of_work
+from switchboard.workflows.inbound import ProcessInboundWorkflow
 from tests.conftest import ADMIN_KEY, APP_SECRET
 from tests.fixtures.channel import DISPLAY_PHONE_NUMBER, PHONE_NUMBER_ID, WABA_ID
 from tests.support.tenants import TenantFixture
-from workflows.inbound import ProcessInboundWorkflow
 
 ADMIN = {"X-Admin-Key": ADMIN_KEY}
 

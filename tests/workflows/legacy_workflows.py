@@ -13,21 +13,21 @@ from datetime import timedelta
 
 from temporalio import workflow
 
-from workflows.inbound import _add
-from workflows.policies import (
+from switchboard.workflows.inbound import _add
+from switchboard.workflows.policies import (
     HOUSEKEEPING,
     INBOUND_APPLY,
     INBOUND_DEFERRED_STATUS_DELAYS,
     WEBHOOK_ATTEMPT,
     WEBHOOK_BOOKKEEPING,
 )
-from workflows.webhook_delivery import DeliverWebhookWorkflow
+from switchboard.workflows.webhook_delivery import DeliverWebhookWorkflow
 
 with workflow.unsafe.imports_passed_through():
-    from activities.inbound import InboundActivities
-    from activities.maintenance import MaintenanceActivities, PruneResult
-    from activities.webhooks.delivery import WebhookDeliveryActivities
-    from activities.webhooks.types import (
+    from switchboard.activities.inbound import InboundActivities
+    from switchboard.activities.maintenance import MaintenanceActivities, PruneResult
+    from switchboard.activities.webhooks.delivery import WebhookDeliveryActivities
+    from switchboard.activities.webhooks.types import (
         DELIVERY_WORKFLOW,
         AttemptInput,
         AttemptResult,
@@ -36,8 +36,8 @@ with workflow.unsafe.imports_passed_through():
         DeliveryReport,
         FinishInput,
     )
-    from domain.webhook_policy import next_retry_delay
-    from models.inbound import InboundItemsInput, InboundPayload, InboundSummary
+    from switchboard.domain.webhook_policy import next_retry_delay
+    from switchboard.models.inbound import InboundItemsInput, InboundPayload, InboundSummary
 
 
 @workflow.defn(name="PruneRateLimitCounters")

@@ -25,16 +25,16 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Replayer, Worker
 
-from activities.deps import ActivityDeps
-from activities.registry import build_activities
-from models.agent_runtime import AgentThread
-from models.messaging import Contact, Conversation
-from settings import Settings
-from store.agents.guardrails import apply_mute_trigger
-from store.database import create_engine, unit_of_work
+from switchboard.activities.deps import ActivityDeps
+from switchboard.activities.registry import build_activities
+from switchboard.models.agent_runtime import AgentThread
+from switchboard.models.messaging import Contact, Conversation
+from switchboard.settings import Settings
+from switchboard.store.agents.guardrails import apply_mute_trigger
+from switchboard.store.database import create_engine, unit_of_work
+from switchboard.worker import build_deps, close_deps
+from switchboard.workflows.registry import WORKFLOWS
 from tests.support.tenants import TenantFixture
-from worker import build_deps, close_deps
-from workflows.registry import WORKFLOWS
 
 HISTORIES = Path(__file__).parent / "histories"
 RECORD_ENV = "SWITCHBOARD_RECORD_HISTORIES"

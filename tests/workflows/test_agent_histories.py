@@ -13,8 +13,8 @@ from temporalio.client import WorkflowHistory
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer
 
-from workflows.agent_run import AgentRunWorkflow
-from workflows.agent_thread import AgentThreadWorkflow
+from switchboard.workflows.agent_run import AgentRunWorkflow
+from switchboard.workflows.agent_thread import AgentThreadWorkflow
 
 HISTORIES = sorted((Path(__file__).parent / "histories").glob("agent_*.json"))
 

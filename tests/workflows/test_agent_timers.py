@@ -20,17 +20,17 @@ import pytest
 from sqlalchemy import select
 from temporalio.testing import WorkflowEnvironment
 
-from activities.agents.payloads import TimersInput, timers_workflow_id
-from models.agent_runtime import AgentEvent, AgentThread
-from models.agents import AgentBinding
-from models.messaging import Contact, Conversation
-from models.tenancy import Tenant
-from settings import Settings
-from store.agents.guardrails import apply_mute_trigger
-from store.database import create_engine, session_factory, unit_of_work
+from switchboard.activities.agents.payloads import TimersInput, timers_workflow_id
+from switchboard.models.agent_runtime import AgentEvent, AgentThread
+from switchboard.models.agents import AgentBinding
+from switchboard.models.messaging import Contact, Conversation
+from switchboard.models.tenancy import Tenant
+from switchboard.settings import Settings
+from switchboard.store.agents.guardrails import apply_mute_trigger
+from switchboard.store.database import create_engine, session_factory, unit_of_work
+from switchboard.workflows.agent_timers import AgentThreadTimersWorkflow
 from tests.conftest import ADMIN_KEY, make_settings
 from tests.support.tenants import TenantFixture, provision_tenant
-from workflows.agent_timers import AgentThreadTimersWorkflow
 
 
 @dataclass
@@ -46,8 +46,8 @@ async def stack(
     database_url: str, time_skipping_env: WorkflowEnvironment, temporal_env: WorkflowEnvironment
 ) -> AsyncIterator[Stack]:
     """A worker on the time-skipping server over a fresh database with one provisioned tenant."""
-    from api.app import create_app
-    from worker import build_deps, build_worker, close_deps
+    from switchboard.api.app import create_app
+    from switchboard.worker import build_deps, build_worker, close_deps
 
     address = temporal_env.client.service_client.config.target_host
     api_settings = make_settings(database_url, address)
@@ -212,7 +212,7 @@ async def test_a_new_human_message_restarts_the_24_hours(stack: Stack) -> None:
 
 async def _binding(stack: Stack, params: dict[str, Any]) -> str:
     async with unit_of_work(stack.sessions) as session:
-        from models.agents import Agent, AgentVersion
+        from switchboard.models.agents import Agent, AgentVersion
 
         agent = Agent(tenant_id=stack.tenant.id, name="a", provider="openai", model="gpt-4.1-mini")
         session.add(agent)

@@ -11,13 +11,15 @@ import pytest
 from fastapi import FastAPI, Request
 from sqlalchemy import func, select
 
-from activities.retention import RetentionActivities, retention_days
-from domain.inbound import payload_id
-from domain.signatures import verify_service_signature
-from models.base import utcnow
-from models.events import RawInbound
-from models.inbound import HousekeepingInput, InboundItemRecord, InboundPayload
-from store.database import create_engine
+from switchboard.activities.retention import RetentionActivities, retention_days
+from switchboard.domain.inbound import payload_id
+from switchboard.domain.signatures import verify_service_signature
+from switchboard.models.base import utcnow
+from switchboard.models.events import RawInbound
+from switchboard.models.inbound import HousekeepingInput, InboundItemRecord, InboundPayload
+from switchboard.store.database import create_engine
+from switchboard.workflows.inbound import ProcessInboundWorkflow
+from switchboard.workflows.retention import InboundHousekeepingWorkflow
 from tests.fixtures.channel import raw
 from tests.support.http_server import serve_app
 from tests.support.inbound import (
@@ -28,8 +30,6 @@ from tests.support.inbound import (
     rows,
     status_payload,
 )
-from workflows.inbound import ProcessInboundWorkflow
-from workflows.retention import InboundHousekeepingWorkflow
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 
@@ -65,7 +65,7 @@ async def test_prune_keeps_only_envelopes_within_retention(retention, kept_ages,
     await seed(settings, *ages)
     await seed(settings, 20, processed=False)
     engine = create_engine(settings.database_url)
-    from worker import build_deps, close_deps
+    from switchboard.worker import build_deps, close_deps
 
     deps = build_deps(None, settings, engine)  # type: ignore[arg-type]
     try:
@@ -109,7 +109,7 @@ async def test_housekeeping_workflow_sweeps_and_prunes(channel, app_client, tena
 async def test_status_for_an_unknown_message_is_dropped_after_about_30s(
     app_client, tenant, settings, time_skipping_env
 ):
-    from worker import build_deps, build_worker, close_deps
+    from switchboard.worker import build_deps, build_worker, close_deps
 
     await provision_fixture_number(app_client, tenant)
     engine = create_engine(settings.database_url)
@@ -136,7 +136,7 @@ async def test_status_for_an_unknown_message_is_dropped_after_about_30s(
 
 
 async def test_worker_registers_the_housekeeping_schedule(settings, temporal_env):
-    from worker import SCHEDULES, ensure_schedules
+    from switchboard.worker import SCHEDULES, ensure_schedules
 
     assert ("inbound-housekeeping", InboundHousekeepingWorkflow.run, timedelta(minutes=1)) in SCHEDULES
     await ensure_schedules(temporal_env.client, settings)

@@ -7,11 +7,11 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import func, select
 from temporalio.client import Client
 
-from api.rate_limiter import RateLimiter
-from domain.rate_limits import Limits
-from models.ratelimit import RateLimitCounter
-from store.database import create_engine
-from workflows.maintenance import PruneRateLimitCountersWorkflow
+from switchboard.api.rate_limiter import RateLimiter
+from switchboard.domain.rate_limits import Limits
+from switchboard.models.ratelimit import RateLimitCounter
+from switchboard.store.database import create_engine
+from switchboard.workflows.maintenance import PruneRateLimitCountersWorkflow
 
 
 async def test_prune_workflow_deletes_only_ended_windows(settings, temporal_env, worker):
@@ -34,7 +34,7 @@ async def test_prune_workflow_deletes_only_ended_windows(settings, temporal_env,
 
 
 async def test_worker_creates_the_housekeeping_schedule_once(settings, temporal_env):
-    from worker import ensure_schedules
+    from switchboard.worker import ensure_schedules
 
     await ensure_schedules(temporal_env.client, settings)
     await ensure_schedules(temporal_env.client, settings)

@@ -24,12 +24,12 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Replayer
 
-from api.sending import send_answer
-from models.send import SendReport, send_workflow_id
+from switchboard.api.sending import send_answer
+from switchboard.models.send import SendReport, send_workflow_id
+from switchboard.workflows.send_message import SendMessageWorkflow
 from tests.support.fake_channel import FakeChannel, Scripted, cloud_error
 from tests.support.http_server import serve_app
 from tests.support.tenants import TenantFixture
-from workflows.send_message import SendMessageWorkflow
 
 HISTORY_DIR = Path(__file__).parent / "histories"
 HISTORIES = sorted(HISTORY_DIR.glob("send_message_*.json"))

@@ -18,16 +18,16 @@ import httpx
 import pytest
 from temporalio.worker import Worker
 
-from activities.template_sync import PAGE_SIZE, template_sync_activities
-from models.messaging import Template
-from models.template_sync import TemplateSyncInput, TemplateSyncTotals
-from store.database import create_engine
+from switchboard.activities.template_sync import PAGE_SIZE, template_sync_activities
+from switchboard.models.messaging import Template
+from switchboard.models.template_sync import TemplateSyncInput, TemplateSyncTotals
+from switchboard.store.database import create_engine
+from switchboard.workflows.template_sync import SyncTemplatesWorkflow
 from tests.conftest import ADMIN_KEY
 from tests.support.fake_channel import FakeChannel, Scripted, cloud_error
 from tests.support.http_server import serve_app
 from tests.support.inbound import rows
 from tests.support.tenants import TenantFixture, provision_tenant
-from workflows.template_sync import SyncTemplatesWorkflow
 
 
 @pytest.fixture
@@ -57,7 +57,7 @@ def listing(count: int, *, status: str = "APPROVED", prefix: str = "tpl") -> lis
 
 
 async def run_sync(env: Any, settings: Any, **request: Any) -> TemplateSyncTotals:
-    from worker import build_deps, close_deps
+    from switchboard.worker import build_deps, close_deps
 
     engine = create_engine(settings.database_url)
     deps = build_deps(env.client, settings, engine)
@@ -139,7 +139,7 @@ async def test_a_pending_template_becomes_approved_and_a_second_run_changes_noth
 
 
 async def test_the_worker_schedules_the_sync_hourly(settings, temporal_env):
-    from worker import SCHEDULES, ensure_schedules
+    from switchboard.worker import SCHEDULES, ensure_schedules
 
     assert ("template-sync", SyncTemplatesWorkflow.run, timedelta(hours=1)) in SCHEDULES
     await ensure_schedules(temporal_env.client, settings)

@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 from aiosmtpd.controller import Controller
 
-from activities.webhooks.config import WebhookConfig
+from switchboard.activities.webhooks.config import WebhookConfig
 from tests.conftest import ADMIN_KEY
 from tests.support.http_server import free_port
 from tests.support.tenants import provision_tenant

@@ -9,14 +9,14 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import update
 
-from activities.dispatch import dispatch_events
-from domain.events import MESSAGE_DELIVERED, MESSAGE_RECEIVED
-from domain.signatures import verify_service_signature
-from models.events import Event
-from store.events import record_event
+from switchboard.activities.dispatch import dispatch_events
+from switchboard.domain.events import MESSAGE_DELIVERED, MESSAGE_RECEIVED
+from switchboard.domain.signatures import verify_service_signature
+from switchboard.models.events import Event
+from switchboard.store.events import record_event
+from switchboard.workflows.event_dispatch import SweepEventOutboxWorkflow
 from tests.support.http_server import serve_app
 from tests.workflows.test_webhook_support import Db, Receiver
-from workflows.event_dispatch import SweepEventOutboxWorkflow
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from datetime import timedelta
 
 import pytest
 
-from activities.webhooks.config import WebhookConfig
+from switchboard.activities.webhooks.config import WebhookConfig
 from tests.workflows.test_webhook_support import BASE_POLICY, harness_factory
 
 

@@ -24,21 +24,21 @@ from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
-from activities.webhooks import build_webhook_activities
-from activities.webhooks.config import WebhookConfig
-from activities.webhooks.types import DeliveryReport
-from domain.events import MESSAGE_RECEIVED
-from domain.webhook_policy import WebhookPolicy
-from models.events import OwnerNotification, WebhookAttempt, WebhookDelivery, WebhookEndpoint
-from settings import Settings
-from store.database import create_engine, session_factory
-from store.events import record_event
+from switchboard.activities.webhooks import build_webhook_activities
+from switchboard.activities.webhooks.config import WebhookConfig
+from switchboard.activities.webhooks.types import DeliveryReport
+from switchboard.domain.events import MESSAGE_RECEIVED
+from switchboard.domain.webhook_policy import WebhookPolicy
+from switchboard.models.events import OwnerNotification, WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from switchboard.settings import Settings
+from switchboard.store.database import create_engine, session_factory
+from switchboard.store.events import record_event
+from switchboard.worker import build_deps
+from switchboard.workflows.event_dispatch import DispatchEventWorkflow
+from switchboard.workflows.registry import WORKFLOWS
+from switchboard.workflows.webhook_delivery import DeliverWebhookWorkflow
 from tests.support.http_server import serve_app
 from tests.support.tenants import TenantFixture
-from worker import build_deps
-from workflows.event_dispatch import DispatchEventWorkflow
-from workflows.registry import WORKFLOWS
-from workflows.webhook_delivery import DeliverWebhookWorkflow
 
 
 @dataclass

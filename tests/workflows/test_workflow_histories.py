@@ -28,19 +28,32 @@ from sqlmodel import col
 from temporalio.client import WorkflowHistory
 from temporalio.testing import WorkflowEnvironment
 
-from activities.agents.payloads import TimersInput, timers_workflow_id
-from activities.dispatch import dispatch_workflow_id
-from activities.webhooks.types import delivery_workflow_id
-from domain.events import MESSAGE_RECEIVED
-from domain.inbound import payload_id
-from models.base import utcnow
-from models.events import Event, RawInbound, WebhookEndpoint
-from models.inbound import InboundPayload
-from models.template_sync import TemplateSyncInput
-from settings import Settings
-from store.events import record_event
-from store.webhooks import notifications
-from store.webhooks.deliveries import delivery_id_for
+from switchboard.activities.agents.payloads import TimersInput, timers_workflow_id
+from switchboard.activities.dispatch import dispatch_workflow_id
+from switchboard.activities.webhooks.types import delivery_workflow_id
+from switchboard.domain.events import MESSAGE_RECEIVED
+from switchboard.domain.inbound import payload_id
+from switchboard.models.base import utcnow
+from switchboard.models.events import Event, RawInbound, WebhookEndpoint
+from switchboard.models.inbound import InboundPayload
+from switchboard.models.template_sync import TemplateSyncInput
+from switchboard.settings import Settings
+from switchboard.store.events import record_event
+from switchboard.store.webhooks import notifications
+from switchboard.store.webhooks.deliveries import delivery_id_for
+from switchboard.workflows.agent_timers import AgentThreadTimersWorkflow
+from switchboard.workflows.event_dispatch import DispatchEventWorkflow, SweepEventOutboxWorkflow
+from switchboard.workflows.inbound import ProcessInboundWorkflow
+from switchboard.workflows.maintenance import (
+    PruneRateLimitCountersWorkflow,
+    SweepAgentTurnsWorkflow,
+    SweepQueuedSendsWorkflow,
+)
+from switchboard.workflows.owner_notification import SendOwnerNotificationWorkflow
+from switchboard.workflows.registry import WORKFLOWS
+from switchboard.workflows.retention import InboundHousekeepingWorkflow
+from switchboard.workflows.template_sync import SyncTemplatesWorkflow
+from switchboard.workflows.webhook_delivery import DeliverWebhookWorkflow
 from tests.conftest import ADMIN_KEY
 from tests.fixtures.channel import raw
 from tests.support.fake_channel import FakeChannel, Scripted, cloud_error
@@ -50,22 +63,11 @@ from tests.support.tenants import TenantFixture, provision_tenant
 from tests.workflows import legacy_workflows as legacy
 from tests.workflows import record_support as rec
 from tests.workflows.test_webhook_support import Receiver
-from workflows.agent_timers import AgentThreadTimersWorkflow
-from workflows.event_dispatch import DispatchEventWorkflow, SweepEventOutboxWorkflow
-from workflows.inbound import ProcessInboundWorkflow
-from workflows.maintenance import (
-    PruneRateLimitCountersWorkflow,
-    SweepAgentTurnsWorkflow,
-    SweepQueuedSendsWorkflow,
-)
-from workflows.owner_notification import SendOwnerNotificationWorkflow
-from workflows.registry import WORKFLOWS
-from workflows.retention import InboundHousekeepingWorkflow
-from workflows.template_sync import SyncTemplatesWorkflow
-from workflows.webhook_delivery import DeliverWebhookWorkflow
 
 HISTORIES = sorted(rec.HISTORIES.glob("*.json"))
-WORKFLOW_SOURCES = sorted((Path(__file__).resolve().parents[2] / "workflows").glob("*.py"))
+WORKFLOW_SOURCES = sorted(
+    (Path(__file__).resolve().parents[2] / "src" / "switchboard" / "workflows").glob("*.py")
+)
 
 
 def load(path: Path) -> WorkflowHistory:
@@ -94,7 +96,7 @@ def patch_ids_in_code(call: str) -> set[str]:
         text = source.read_text()
         names = re.findall(rf"workflow\.{call}\(\s*(\w+|\"[^\"]+\")\s*\)", text)
         assert len(names) == text.count(f"workflow.{call}("), f"{source.name}: name the patch id plainly"
-        module = importlib.import_module(f"workflows.{source.stem}")
+        module = importlib.import_module(f"switchboard.workflows.{source.stem}")
         found |= {name.strip('"') if name.startswith('"') else str(getattr(module, name)) for name in names}
     return found
 

@@ -7,11 +7,11 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from activities.llm.anthropic_adapter import AnthropicAdapter
-from activities.llm.base import ProviderAdapter
-from activities.llm.google_adapter import GoogleAdapter
-from activities.llm.mistral_adapter import MistralAdapter
-from activities.llm.openai_adapter import OpenAIAdapter
+from switchboard.activities.llm.anthropic_adapter import AnthropicAdapter
+from switchboard.activities.llm.base import ProviderAdapter
+from switchboard.activities.llm.google_adapter import GoogleAdapter
+from switchboard.activities.llm.mistral_adapter import MistralAdapter
+from switchboard.activities.llm.openai_adapter import OpenAIAdapter
 from tests.fakes import anthropic_server, gemini_server, mistral_server, openai_server
 from tests.fakes.scripting import FakeProvider
 from tests.support.http_server import serve_app

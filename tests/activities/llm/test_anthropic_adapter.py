@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from models.llm import AssistantMessage, LlmRequest, LlmTool, LlmToolCall, ToolResultMessage, UserMessage
+from switchboard.models.llm import (
+    AssistantMessage,
+    LlmRequest,
+    LlmTool,
+    LlmToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
 from tests.activities.llm.harness import API_KEY, open_harness
 from tests.fakes.scripting import FakeToolCall, TextReply, ToolCallReply
 

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from activities.llm.errors import (
+from switchboard.activities.llm.errors import (
     ProviderAuthError,
     ProviderBadRequest,
     ProviderError,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from activities.llm.google_adapter import GENERATED_ID_PREFIX
-from models.llm import LlmRequest, LlmTool, ToolResultMessage, UserMessage
+from switchboard.activities.llm.google_adapter import GENERATED_ID_PREFIX
+from switchboard.models.llm import LlmRequest, LlmTool, ToolResultMessage, UserMessage
 from tests.activities.llm.harness import API_KEY, open_harness
 from tests.fakes.scripting import FakeToolCall, TextReply, ToolCallReply
 

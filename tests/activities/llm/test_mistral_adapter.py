@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from models.llm import LlmRequest, LlmTool, ToolResultMessage, UserMessage
+from switchboard.models.llm import LlmRequest, LlmTool, ToolResultMessage, UserMessage
 from tests.activities.llm.harness import API_KEY, open_harness
 from tests.fakes.scripting import FakeToolCall, TextReply, ToolCallReply
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from activities.llm.errors import (
+from switchboard.activities.llm.errors import (
     ProviderAuthError,
     ProviderBadRequest,
     ProviderBadResponse,
@@ -14,7 +14,7 @@ from activities.llm.errors import (
     ProviderTimeout,
     ProviderUnavailable,
 )
-from models.llm import LlmRequest, UserMessage
+from switchboard.models.llm import LlmRequest, UserMessage
 from tests.activities.llm.harness import API_KEY, SETUPS, open_harness
 from tests.fakes.scripting import ErrorReply, RawReply, SlowReply, TextReply
 from tests.support.http_server import free_port

@@ -11,14 +11,14 @@ from typing import Any
 import pytest
 from genai_prices import data_snapshot
 
-from activities.llm.catalog import provider_catalog
-from activities.llm.rate_cards import (
+from switchboard.activities.llm.catalog import provider_catalog
+from switchboard.activities.llm.rate_cards import (
     RateCardFileInvalid,
     UnknownModel,
     UnknownProvider,
     load_rate_cards,
 )
-from domain.errors import Unprocessable
+from switchboard.domain.errors import Unprocessable
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 

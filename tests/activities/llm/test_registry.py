@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from activities.llm.anthropic_adapter import AnthropicAdapter
-from activities.llm.errors import ProviderNotConfigured
-from activities.llm.google_adapter import GoogleAdapter
-from activities.llm.mistral_adapter import MistralAdapter
-from activities.llm.openai_adapter import OpenAIAdapter
-from activities.llm.registry import BUILTIN_PROVIDERS, ProviderEndpoint, ProviderRegistry, ProvidersConfig
-from models.llm import LlmRequest, UserMessage
+from switchboard.activities.llm.anthropic_adapter import AnthropicAdapter
+from switchboard.activities.llm.errors import ProviderNotConfigured
+from switchboard.activities.llm.google_adapter import GoogleAdapter
+from switchboard.activities.llm.mistral_adapter import MistralAdapter
+from switchboard.activities.llm.openai_adapter import OpenAIAdapter
+from switchboard.activities.llm.registry import (
+    BUILTIN_PROVIDERS,
+    ProviderEndpoint,
+    ProviderRegistry,
+    ProvidersConfig,
+)
+from switchboard.models.llm import LlmRequest, UserMessage
 from tests.fakes import openai_server
 from tests.fakes.scripting import FakeProvider, TextReply
 from tests.support.http_server import serve_app

@@ -6,7 +6,7 @@ import json
 
 from temporalio.contrib.pydantic import pydantic_data_converter
 
-from models.llm import (
+from switchboard.models.llm import (
     AssistantMessage,
     LlmRequest,
     LlmResponse,

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from activities.llm.usage import normalize_usage
+from switchboard.activities.llm.usage import normalize_usage
 
 
 @pytest.mark.parametrize(

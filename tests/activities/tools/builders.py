@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from activities.tools import ToolBinding, ToolCallInput, ToolContext
-from domain.secrets_box import seal
-from settings import Settings
+from switchboard.activities.tools import ToolBinding, ToolCallInput, ToolContext
+from switchboard.domain.secrets_box import seal
+from switchboard.settings import Settings
 
 BINDING_ID = "agb_test_binding"
 TENANT_ID = "ten_test"

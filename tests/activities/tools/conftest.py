@@ -7,9 +7,9 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from activities.tools import ToolActivities
-from settings import Settings
-from store.database import create_engine, session_factory
+from switchboard.activities.tools import ToolActivities
+from switchboard.settings import Settings
+from switchboard.store.database import create_engine, session_factory
 from tests.activities.tools.builders import FakeClock
 from tests.activities.tools.fake_api import FakeApi
 from tests.conftest import make_settings

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from temporalio.testing import ActivityEnvironment
 
-from activities.tools import ToolActivities
-from settings import Settings
+from switchboard.activities.tools import ToolActivities
+from switchboard.settings import Settings
 from tests.activities.tools.builders import SECRETS, call, declaration
 from tests.activities.tools.fake_api import FakeApi, json_reply
 

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from activities.tools import ToolActivities
-from settings import Settings
+from switchboard.activities.tools import ToolActivities
+from switchboard.settings import Settings
 from tests.activities.tools.builders import call, declaration
 from tests.activities.tools.fake_api import FakeApi, json_reply
 

@@ -9,9 +9,15 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from activities.tools import EgressGuard, EgressRefused, ToolActivities, ToolHttpClient, refusal_reason
-from settings import Settings
-from store.database import session_factory
+from switchboard.activities.tools import (
+    EgressGuard,
+    EgressRefused,
+    ToolActivities,
+    ToolHttpClient,
+    refusal_reason,
+)
+from switchboard.settings import Settings
+from switchboard.store.database import session_factory
 from tests.activities.tools.builders import JWT_AUTH, call, declaration
 from tests.activities.tools.fake_api import FakeApi, json_reply
 from tests.conftest import make_settings

@@ -7,9 +7,9 @@ import asyncio
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from activities.tools import ToolActivities
-from settings import Settings
-from store.database import create_engine, session_factory
+from switchboard.activities.tools import ToolActivities
+from switchboard.settings import Settings
+from switchboard.store.database import create_engine, session_factory
 from tests.activities.tools.builders import JWT_AUTH, TOKEN_TTL, FakeClock, call, declaration
 from tests.activities.tools.fake_api import FakeApi, json_reply
 

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from activities.tools import ToolActivities
-from activities.tools.payloads import ToolBinding
-from settings import Settings
+from switchboard.activities.tools import ToolActivities
+from switchboard.activities.tools.payloads import ToolBinding
+from switchboard.settings import Settings
 from tests.activities.tools.builders import call, declaration
 from tests.activities.tools.fake_api import FakeApi
 

@@ -7,12 +7,12 @@ from datetime import timedelta
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from activities.tools.token_cache import TokenCache, TokenWaitTimeout
-from domain.tools import TokenRequest
-from settings import Settings
-from store import tool_tokens
-from store.database import session_factory, unit_of_work
-from store.tool_tokens import TokenKey
+from switchboard.activities.tools.token_cache import TokenCache, TokenWaitTimeout
+from switchboard.domain.tools import TokenRequest
+from switchboard.settings import Settings
+from switchboard.store import tool_tokens
+from switchboard.store.database import session_factory, unit_of_work
+from switchboard.store.tool_tokens import TokenKey
 from tests.activities.tools.builders import FakeClock
 
 KEY = TokenKey(tenant_id="ten_1", tool_slug="book", cache_key="k" * 64)

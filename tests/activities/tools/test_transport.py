@@ -8,9 +8,9 @@ import pytest
 from starlette.responses import RedirectResponse, Response
 from temporalio.contrib.pydantic import pydantic_data_converter
 
-from activities.tools import MAX_RESPONSE_BYTES, ToolActivities, ToolCallInput, ToolCallResult
-from activities.tools.payloads import start_to_close_timeout
-from settings import Settings
+from switchboard.activities.tools import MAX_RESPONSE_BYTES, ToolActivities, ToolCallInput, ToolCallResult
+from switchboard.activities.tools.payloads import start_to_close_timeout
+from switchboard.settings import Settings
 from tests.activities.tools.builders import call, declaration
 from tests.activities.tools.fake_api import FakeApi, slow_reply, streamed
 from tests.support.http_server import free_port, serve_app

@@ -6,10 +6,10 @@ import httpx
 from sqlalchemy.ext.asyncio import AsyncEngine
 from temporalio import activity
 
-from activities.deps import ActivityDeps
-from activities.tools import build_tool_activities
-from settings import Settings
-from store.database import session_factory
+from switchboard.activities.deps import ActivityDeps
+from switchboard.activities.tools import build_tool_activities
+from switchboard.settings import Settings
+from switchboard.store.database import session_factory
 
 
 async def test_build_tool_activities_registers_execute_tool_call(

@@ -8,8 +8,8 @@ from typing import Any
 import httpx
 import pytest
 
-from models.base import utcnow
-from models.messaging import Message
+from switchboard.models.base import utcnow
+from switchboard.models.messaging import Message
 from tests.conftest import ADMIN_KEY
 from tests.fixtures.channel import PHONE_NUMBER_ID, WABA_ID
 from tests.support.fake_channel import FakeChannel

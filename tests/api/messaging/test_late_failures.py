@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from models.base import utcnow
+from switchboard.models.base import utcnow
 from tests.support.fake_channel import FakeChannel, Scripted, cloud_error
 from tests.support.inbound import deliver, events
 from tests.support.tenants import TenantFixture

@@ -10,10 +10,10 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from cli import app as cli_app
-from domain.secrets_box import open_sealed
-from models.messaging import Contact, Conversation, Message
-from models.tenancy import Customer, Waba
+from switchboard.cli import app as cli_app
+from switchboard.domain.secrets_box import open_sealed
+from switchboard.models.messaging import Contact, Conversation, Message
+from switchboard.models.tenancy import Customer, Waba
 from tests.conftest import ADMIN_KEY, SECRETS_KEY
 from tests.fixtures.channel import PHONE_NUMBER_ID
 from tests.support.fake_channel import FakeChannel

@@ -12,8 +12,8 @@ from typing import Any
 import httpx
 import pytest
 
-from domain.events import CONVERSATION_CREATED, MESSAGE_FAILED, MESSAGE_SENT
-from models.messaging import Message
+from switchboard.domain.events import CONVERSATION_CREATED, MESSAGE_FAILED, MESSAGE_SENT
+from switchboard.models.messaging import Message
 from tests.fixtures.channel import PHONE_NUMBER_ID, USER_BSUID, USER_PHONE
 from tests.support.fake_channel import FakeChannel, Scripted, cloud_error
 from tests.support.inbound import (

@@ -10,7 +10,7 @@ import httpx
 import pytest
 from sqlalchemy import update
 
-from models.messaging import Message
+from switchboard.models.messaging import Message
 from tests.support.fake_channel import FakeChannel, Scripted, cloud_error
 from tests.support.inbound import db
 from tests.support.tenants import TenantFixture

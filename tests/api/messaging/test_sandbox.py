@@ -9,8 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
-from models.events import Event
-from models.messaging import Contact, Conversation, IdempotencyRecord, Message
+from switchboard.models.events import Event
+from switchboard.models.messaging import Contact, Conversation, IdempotencyRecord, Message
 from tests.support.fake_channel import FakeChannel
 from tests.support.inbound import rows
 from tests.support.tenants import TenantFixture

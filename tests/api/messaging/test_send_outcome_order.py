@@ -14,8 +14,8 @@ from typing import Any
 import httpx
 import pytest
 
-from models.base import utcnow
-from models.messaging import Conversation, Message
+from switchboard.models.base import utcnow
+from switchboard.models.messaging import Conversation, Message
 from tests.fixtures.channel import PHONE_NUMBER_ID, USER_PHONE
 from tests.support.fake_channel import FakeChannel
 from tests.support.inbound import conversations, deliver, provision_fixture_number, rows, text_payload

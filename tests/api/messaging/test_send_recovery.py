@@ -10,14 +10,14 @@ import httpx
 import pytest
 from sqlalchemy import update
 
-from api.app import create_app
-from models.base import utcnow
-from models.messaging import Message
-from store.database import create_engine
+from switchboard.api.app import create_app
+from switchboard.models.base import utcnow
+from switchboard.models.messaging import Message
+from switchboard.store.database import create_engine
+from switchboard.workflows.maintenance import SweepQueuedSendsWorkflow
 from tests.support.fake_channel import FakeChannel, Scripted, cloud_error
 from tests.support.http_server import free_port
 from tests.support.tenants import TenantFixture
-from workflows.maintenance import SweepQueuedSendsWorkflow
 
 TO = "14155550100"
 

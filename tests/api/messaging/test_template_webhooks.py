@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from models.base import utcnow
+from switchboard.models.base import utcnow
 from tests.fixtures.channel import PHONE_NUMBER_ID, WABA_ID, load
 from tests.support.fake_channel import FakeChannel
 from tests.support.inbound import deliver, post_webhook, provision_fixture_number

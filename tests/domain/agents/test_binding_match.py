@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from domain.agents.binding_match import BindingCandidate, binding_matches, choose_binding
+from switchboard.domain.agents.binding_match import BindingCandidate, binding_matches, choose_binding
 
 T0 = datetime(2025, 1, 1, tzinfo=UTC)
 PHONE, OTHER_PHONE = "1000", "2000"

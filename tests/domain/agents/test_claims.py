@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from domain.agents import claims as claims_module
-from domain.agents.claims import ACTIONS, ActionClaim, detect_action_claim
+from switchboard.domain.agents import claims as claims_module
+from switchboard.domain.agents.claims import ACTIONS, ActionClaim, detect_action_claim
 from tests.domain.agents.claims_corpus import (
     BATCH_2_CLAIMS,
     BATCH_2_NOT_CLAIMS,
@@ -366,6 +366,6 @@ def test_the_detector_imports_only_the_standard_library() -> None:
                 imported |= {alias.name for alias in node.names}
             elif isinstance(node, ast.ImportFrom):
                 imported.add("." * node.level + (node.module or ""))
-    own = {name for name in imported if name.startswith("domain.agents.claims.")}
+    own = {name for name in imported if name.startswith("switchboard.domain.agents.claims.")}
     assert imported - own <= {"__future__", "re", "unicodedata", "dataclasses"}, imported
     assert {name.rsplit(".", 1)[1] for name in own} <= {path.stem for path in package.glob("*.py")}, own

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from domain.agents.cost import (
+from switchboard.domain.agents.cost import (
     CapCheck,
     check_caps,
     cost_day,

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from domain.agents.history import (
+from switchboard.domain.agents.history import (
     cap_conversacion,
     cap_execucion,
     inactive_days,

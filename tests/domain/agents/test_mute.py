@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from domain.agents.mute import (
+from switchboard.domain.agents.mute import (
     ACTIVE,
     MuteEvent,
     MuteState,

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from domain.agents.prompt import (
+from switchboard.domain.agents.prompt import (
     CATCH_ALL,
     intent_names,
     parse_intent,

@@ -6,7 +6,13 @@ from typing import Any
 
 import pytest
 
-from domain.agents.turns import MAX_USER_TEXT, TURN_MESSAGE_TYPES, merge_user_texts, starts_turn, user_text
+from switchboard.domain.agents.turns import (
+    MAX_USER_TEXT,
+    TURN_MESSAGE_TYPES,
+    merge_user_texts,
+    starts_turn,
+    user_text,
+)
 
 STARTS = [
     "text",

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from domain.agents.urgency import CATEGORIES, UrgencyMatch, detect_urgency
+from switchboard.domain.agents.urgency import CATEGORIES, UrgencyMatch, detect_urgency
 from tests.domain.agents.urgency_corpus import (
     FINAL_HELD_OUT_ROUTINE,
     FINAL_HELD_OUT_URGENT,

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from domain.agents.wizard import (
+from switchboard.domain.agents.wizard import (
     WizardOption,
     WizardQuestion,
     WizardState,

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from domain.inbound.content import content_summary, reply_id
+from switchboard.domain.inbound.content import content_summary, reply_id
 
 
 @pytest.mark.parametrize(

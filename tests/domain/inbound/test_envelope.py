@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from domain.inbound import (
+from switchboard.domain.inbound import (
     ChannelError,
     HistoryError,
     HistoryMessage,

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from domain.inbound import (
+from switchboard.domain.inbound import (
     ChannelError,
     EchoMessage,
     HistoryError,

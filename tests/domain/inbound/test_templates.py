@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from domain.inbound import TemplateUpdate, parse_envelope
+from switchboard.domain.inbound import TemplateUpdate, parse_envelope
 
 RECEIVED_AT = datetime(2026, 1, 1, tzinfo=UTC)
 WABA = "102290129340398"

@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from domain.send_payload import cloud_api_body, parse_send_request, with_media_id
+from switchboard.domain.send_payload import cloud_api_body, parse_send_request, with_media_id
 
 PNID = "106540352242922"
 HEAD = {"messaging_product": "whatsapp", "recipient_type": "individual", "to": "+14155550123"}
@@ -329,7 +329,7 @@ def test_reply_context() -> None:
     ],
 )
 def test_canonical_first_then_alternate_after_131030(given: str, first: str, retry: str) -> None:
-    from domain.phone import alternate_form, canonical_phone
+    from switchboard.domain.phone import alternate_form, canonical_phone
 
     parsed = parse_send_request({"phone_number_id": PNID, "to": given, "type": "text", "text": {"body": "x"}})
     assert cloud_api_body(parsed)["to"] == first

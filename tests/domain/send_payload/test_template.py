@@ -4,8 +4,8 @@ from typing import Any
 
 import pytest
 
-from domain.errors import ValidationFailed
-from domain.send_payload import (
+from switchboard.domain.errors import ValidationFailed
+from switchboard.domain.send_payload import (
     check_variable_count,
     ensure_template_sendable,
     parse_send_request,

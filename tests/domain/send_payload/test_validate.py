@@ -5,8 +5,8 @@ from typing import Any
 
 import pytest
 
-from domain.errors import ValidationFailed
-from domain.send_payload import SendRequest, parse_send_request
+from switchboard.domain.errors import ValidationFailed
+from switchboard.domain.send_payload import SendRequest, parse_send_request
 
 PNID = "106540352242922"
 

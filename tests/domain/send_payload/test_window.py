@@ -4,8 +4,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from domain.errors import ValidationFailed
-from domain.send_payload import MESSAGE_TYPES, check_conversation_window, requires_open_window
+from switchboard.domain.errors import ValidationFailed
+from switchboard.domain.send_payload import MESSAGE_TYPES, check_conversation_window, requires_open_window
 
 NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 

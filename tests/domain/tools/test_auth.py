@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from domain.tools import (
+from switchboard.domain.tools import (
     BindingNamespace,
     ContextNamespace,
     ToolDeclarationError,

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from domain.tools import (
+from switchboard.domain.tools import (
     CONFIGURATION_PROBLEM_HINT,
     Classification,
     ToolCallClass,

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from domain.tools import ToolDeclarationError, ToolError, ToolSecurityError, validate_declaration
+from switchboard.domain.tools import ToolDeclarationError, ToolError, ToolSecurityError, validate_declaration
 from tests.domain.tools.builders import DROP, base_declaration, patched
 
 R = "declaration.request"

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from domain.tools import classify, extract, parse_pick, validate_declaration
+from switchboard.domain.tools import classify, extract, parse_pick, validate_declaration
 from tests.domain.tools.builders import patched
 
 GUIDE = (Path(__file__).parents[3] / "docs" / "tools.md").read_text()

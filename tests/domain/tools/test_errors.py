@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from domain.errors import Unprocessable
-from domain.tools import (
+from switchboard.domain.errors import Unprocessable
+from switchboard.domain.tools import (
     ToolConfigurationError,
     ToolDeclarationError,
     ToolInputError,

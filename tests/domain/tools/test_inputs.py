@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from domain.tools import ToolDeclarationError, ToolInputError, validate_input
+from switchboard.domain.tools import ToolDeclarationError, ToolInputError, validate_input
 
 SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -6,8 +6,14 @@ from typing import Any
 
 import pytest
 
-from domain.tools import ToolDeclarationError, ToolResponseExtractError, extract, extract_token, parse_pick
-from domain.tools.pick import Each, Key, Shape
+from switchboard.domain.tools import (
+    ToolDeclarationError,
+    ToolResponseExtractError,
+    extract,
+    extract_token,
+    parse_pick,
+)
+from switchboard.domain.tools.pick import Each, Key, Shape
 
 PARSED = [
     ("*", ()),

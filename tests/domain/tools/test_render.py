@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from domain.tools import (
+from switchboard.domain.tools import (
     BindingNamespace,
     ContextNamespace,
     Namespaces,

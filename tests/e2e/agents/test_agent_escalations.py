@@ -15,8 +15,8 @@ from typing import Any
 import httpx
 import pytest
 
-from models.agent_runtime import AgentTurn
-from settings import Settings
+from switchboard.models.agent_runtime import AgentTurn
+from switchboard.settings import Settings
 from tests.e2e.agents.support import (
     ToolServer,
     deploy_agent,

@@ -18,7 +18,9 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Replayer
 
-from activities.agents.payloads import run_workflow_id, thread_workflow_id
+from switchboard.activities.agents.payloads import run_workflow_id, thread_workflow_id
+from switchboard.workflows.agent_run import AgentRunWorkflow
+from switchboard.workflows.agent_thread import AgentThreadWorkflow
 from tests.e2e.agents.support import (
     ToolServer,
     deploy_agent,
@@ -32,8 +34,6 @@ from tests.fakes.scripting import FakeProvider, FakeToolCall, TextReply, ToolCal
 from tests.fixtures.channel import USER_PHONE
 from tests.support.fake_channel import FakeChannel
 from tests.support.tenants import TenantFixture
-from workflows.agent_run import AgentRunWorkflow
-from workflows.agent_thread import AgentThreadWorkflow
 
 HISTORIES = Path(__file__).resolve().parents[2] / "workflows" / "histories"
 

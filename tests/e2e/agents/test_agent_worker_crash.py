@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from settings import Settings
+from switchboard.settings import Settings
 from tests.e2e.agents.support import deploy_agent, eventually, finished_runs, say, text_envelope
 from tests.e2e.test_worker_crash import StartWorker, logs, start_worker, worker_env  # noqa: F401
 from tests.fakes.scripting import FakeProvider, SlowReply, TextReply

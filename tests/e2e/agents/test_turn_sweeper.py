@@ -9,17 +9,17 @@ import httpx
 from sqlalchemy import select
 from temporalio.testing import WorkflowEnvironment
 
-from models.agent_runtime import AgentThread, AgentTurn
-from models.base import utcnow
-from models.messaging import Message
-from settings import Settings
-from store.database import create_engine, session_factory, unit_of_work
+from switchboard.models.agent_runtime import AgentThread, AgentTurn
+from switchboard.models.base import utcnow
+from switchboard.models.messaging import Message
+from switchboard.settings import Settings
+from switchboard.store.database import create_engine, session_factory, unit_of_work
+from switchboard.workflows.maintenance import SweepAgentTurnsWorkflow
 from tests.e2e.agents.support import deploy_agent, eventually, finished_runs, runs, say, text_envelope
 from tests.fakes.scripting import FakeProvider, TextReply
 from tests.fixtures.channel import USER_PHONE
 from tests.support.fake_channel import FakeChannel
 from tests.support.tenants import TenantFixture
-from workflows.maintenance import SweepAgentTurnsWorkflow
 
 
 async def test_an_unsignalled_turn_is_answered_after_the_sweep(

@@ -1,0 +1,114 @@
+"""Calls to the upstream channel (WhatsApp Cloud API wire format, CONTRACTS 4).
+
+Permanent upstream failures are returned as values so the workflow decides
+what to do next; retryable ones (429, 5xx, no answer) are raised with a
+``next_retry_delay`` computed from the spec's backoff (1 s doubling, jitter,
+60 s cap) or the upstream's own wait, so Temporal retries them durably.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from datetime import UTC, datetime, timedelta
+from typing import NoReturn
+
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from switchboard.activities.channel_client import (
+    ChannelClient,
+    ChannelProtocolError,
+    ChannelRefused,
+    ChannelUnreachable,
+)
+from switchboard.activities.deps import ActivityDeps
+from switchboard.domain.throughput import slot_bucket
+from switchboard.domain.upstream_errors import UpstreamFailure, retry_delay_seconds
+from switchboard.models.send import SendAttempt, SendAttemptResult, SlotRequest, UpstreamFailureInfo
+from switchboard.models.tenancy import Waba
+from switchboard.store import messages, rate_limits
+
+log = logging.getLogger("switchboard.channel")
+
+
+def failure_info(failure: UpstreamFailure) -> UpstreamFailureInfo:
+    """The serializable part of a classified upstream failure."""
+    return UpstreamFailureInfo(
+        code=failure.code,
+        status_code=failure.status_code,
+        error_title=failure.error_title,
+        error_message=failure.error_message,
+        upstream_code=failure.upstream_code,
+        retry_alternate_phone=failure.retry_alternate_phone,
+    )
+
+
+def raise_retryable(failure: UpstreamFailure) -> NoReturn:
+    """Hand a retryable failure to Temporal with our own backoff and jitter."""
+    delay = retry_delay_seconds(failure, activity.info().attempt, rand=random.random()) or 1.0
+    raise ApplicationError(
+        failure.error_message,
+        failure_info(failure).model_dump(),
+        type="UpstreamRetryable",
+        next_retry_delay=timedelta(seconds=delay),
+    )
+
+
+async def waba_for(deps: ActivityDeps, waba_id: str) -> Waba:
+    """The WABA row whose sealed token authenticates a call (sends and syncs carry only its id)."""
+    async with deps.sessions() as session:
+        return await messages.waba_by_channel_id(session, waba_id)
+
+
+def channel_client(deps: ActivityDeps) -> ChannelClient:
+    """The upstream client on the activities' pooled HTTP client (its own timeouts apply)."""
+    return ChannelClient(deps.http, deps.settings)
+
+
+class ChannelActivities:
+    """Sends and throughput slots."""
+
+    def __init__(self, deps: ActivityDeps) -> None:
+        self._deps = deps
+        self.client = channel_client(deps)
+
+    @activity.defn(name="channel_send")
+    async def send(self, attempt: SendAttempt) -> SendAttemptResult:
+        """POST one Cloud API message; the upstream's id, or a permanent failure."""
+        waba = await waba_for(self._deps, attempt.waba_id)
+        try:
+            body = await self.client.call(
+                waba, "POST", f"{attempt.phone_number_id}/messages", json=attempt.body
+            )
+        except ChannelUnreachable as exc:
+            raise_retryable(exc.failure)
+        except ChannelProtocolError as exc:
+            raise ApplicationError(str(exc), type="UpstreamProtocol") from exc
+        except ChannelRefused as exc:
+            log.info(
+                "upstream refused send",
+                extra={"message_id": attempt.message_id, "status": exc.status_code, "code": exc.failure.code},
+            )
+            if exc.failure.retryable:
+                raise_retryable(exc.failure)
+            return SendAttemptResult(failure=failure_info(exc.failure))
+        sent = body.get("messages") if isinstance(body, dict) else None
+        if not sent or not isinstance(sent[0], dict) or not sent[0].get("id"):
+            raise ApplicationError("upstream accepted without a message id", type="UpstreamProtocol")
+        return SendAttemptResult(wa_message_id=str(sent[0]["id"]))
+
+    @activity.defn(name="channel_acquire_slot")
+    async def acquire_slot(self, request: SlotRequest) -> float:
+        """Take one send slot of the phone's current second; 0 when granted, else seconds to wait."""
+        now = time.time()
+        second = int(now)
+        async with self._deps.engine.begin() as conn:
+            taken = await rate_limits.take(
+                conn,
+                slot_bucket(request.phone_number_id, second),
+                limit=request.per_second,
+                expires_at=datetime.fromtimestamp(second + 5, UTC),
+            )
+        return 0.0 if taken is not None else max(0.01, second + 1 - now)

@@ -1,0 +1,243 @@
+"""Creating an outbound message below the API, so the API and workers share one send path.
+
+``create_send`` runs the pre-checks every send passes (paused customer,
+template status and variables, the phone's queue limit, the WABA's
+business-initiated conversation tier), files the message under its
+conversation (creating contact and conversation on first contact), stores it
+as ``queued`` (with its idempotency hold when the caller has a key) and returns
+the SendMessage workflow's input. The API calls it for POST /v1/messages,
+inbox replies and retries; the agent runtime calls it from an activity for a
+reply, with a message id fixed in advance so a retried activity finds the
+message it already stored instead of sending twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from temporalio.client import Client
+
+from switchboard.activities.dispatch import dispatch_events
+from switchboard.activities.send_input import send_input_for, tier_rates
+from switchboard.domain.errors import Forbidden, RateLimited
+from switchboard.domain.message_status import QUEUED
+from switchboard.domain.phone import canonical_phone
+from switchboard.domain.send_payload import (
+    MEDIA_TYPES,
+    SendRequest,
+    check_variable_count,
+    ensure_template_sendable,
+    render_template_text,
+    send_component_params,
+)
+from switchboard.domain.templates import component_text
+from switchboard.models.base import new_id, utcnow
+from switchboard.models.messaging import Conversation, Message
+from switchboard.models.send import SendInput
+from switchboard.models.tenancy import PhoneNumber
+from switchboard.settings import Settings
+from switchboard.store import business_conversations, idempotency, messages, recipients
+from switchboard.store.database import unit_of_work
+
+# While a send workflow owns an idempotency key, nobody may take it over.
+WORKFLOW_LOCK = timedelta(days=3)
+
+
+@dataclass(frozen=True)
+class SendContext:
+    """Who is sending and how: the message source and the send's bookkeeping references."""
+
+    source: str = "API"
+    retry_of_message_id: str | None = None
+    require_to: bool = False
+    idempotency_key: str | None = None
+    request_path: str = "/v1/messages"
+    # Set by the inbox reply and the agent runtime; otherwise found from the number and the recipient.
+    conversation_id: str | None = None
+    # The logged-in inbox agent who wrote a HUMAN_PORTAL reply.
+    sent_by: str | None = None
+    # A message id chosen in advance (agent replies): a second call with it returns the stored send.
+    message_id: str | None = None
+
+
+def business_phone(phone: PhoneNumber) -> str | None:
+    """The business number in canonical digits (the `from` of outbound messages)."""
+    digits = "".join(ch for ch in phone.display_phone_number if ch.isdigit())
+    return canonical_phone(digits) if digits else None
+
+
+def content_summary(send: SendRequest, rendered_body: str | None) -> str | None:
+    """A short human-readable content line for lists and inboxes."""
+    if send.type == "text" and send.text:
+        return send.text.body
+    if send.type == "template" and send.template:
+        return rendered_body or f"[template {send.template.name}]"
+    if send.type in MEDIA_TYPES:
+        media = getattr(send, send.type)
+        return (media.caption if media and media.caption else None) or f"[{send.type}]"
+    if send.type == "location" and send.location:
+        return send.location.name or f"[location {send.location.latitude},{send.location.longitude}]"
+    if send.type == "interactive" and send.interactive:
+        return send.interactive.body.text
+    if send.type == "reaction" and send.reaction:
+        return send.reaction.emoji
+    return f"[{send.type}]"
+
+
+def _template_render(send: SendRequest, template_row: Any) -> str | None:
+    if template_row is None or send.template is None:
+        return None
+    ensure_template_sendable(template_row.status, name=template_row.name, language=template_row.language)
+    components = template_row.components or []
+    check_variable_count(components, send.template, parameter_format=template_row.parameter_format)
+    text = component_text(components, "BODY")
+    return render_template_text(text, send_component_params(send.template, "body")) if text else None
+
+
+async def prechecks(
+    session: AsyncSession, send: SendRequest, phone: PhoneNumber, *, tenant_id: str
+) -> str | None:
+    """The rules checked before anything is stored (sandbox and live alike); the rendered template body."""
+    if await messages.sending_paused(session, phone):
+        raise Forbidden(
+            "sending is paused for this phone number's customer", code="customer_sending_disabled"
+        )
+    if send.type != "template" or send.template is None:
+        return None
+    name, language = send.template.name, send.template.language.code
+    template_row = await messages.find_template(session, waba_id=phone.waba_id, name=name, language=language)
+    if template_row is None and await messages.template_elsewhere(
+        session, tenant_id=tenant_id, name=name, language=language, not_waba_id=phone.waba_id
+    ):
+        raise Forbidden(
+            f"template {name} ({language}) belongs to another WABA than this phone number's",
+            code="TEMPLATE_NOT_IN_WABA",
+            details={"field": "template.name"},
+        )
+    return _template_render(send, template_row)
+
+
+async def sandbox_checks(
+    session: AsyncSession, send: SendRequest, phone: PhoneNumber, *, tenant_id: str
+) -> None:
+    """Everything a live send would be refused for, without storing anything (sandbox keys)."""
+    await prechecks(session, send, phone, tenant_id=tenant_id)
+    to_phone = canonical_phone(send.to) if send.to else None
+    conversation = await recipients.existing_conversation(
+        session, phone.phone_number_id, to_phone=to_phone, bsuid=None if to_phone else send.recipient
+    )
+    await business_conversations.check_send(
+        session, phone=phone, message_type=send.type, conversation=conversation, now=utcnow()
+    )
+
+
+async def create_send(
+    sessions: async_sessionmaker[AsyncSession],
+    settings: Settings,
+    *,
+    tenant_id: str,
+    send: SendRequest,
+    phone: PhoneNumber,
+    ctx: SendContext,
+    temporal: Client | None = None,
+) -> SendInput:
+    """Check, store the message as queued and return the send workflow's input (ServiceError if refused).
+
+    A ``conversation.created`` raised by a first contact is dispatched after the
+    commit when ``temporal`` is given, else left to the outbox sweeper.
+    """
+    for attempt in range(2):
+        try:
+            async with unit_of_work(sessions) as session:
+                message, event_ids = await _store(
+                    session, settings, tenant_id=tenant_id, send=send, phone=phone, ctx=ctx
+                )
+            break
+        except IntegrityError:
+            # A concurrent first message to or from the same person created the contact or
+            # conversation (or a retried agent activity the message) first; the next pass finds it.
+            if attempt:
+                raise
+    if temporal is not None and event_ids:
+        await dispatch_events(temporal, task_queue=settings.temporal_task_queue, event_ids=event_ids)
+    return _input(message, send, phone, settings)
+
+
+async def _store(
+    session: AsyncSession,
+    settings: Settings,
+    *,
+    tenant_id: str,
+    send: SendRequest,
+    phone: PhoneNumber,
+    ctx: SendContext,
+) -> tuple[Message, list[str]]:
+    existing = await session.get(Message, ctx.message_id) if ctx.message_id else None
+    if existing is not None:
+        return existing, []
+    rendered = await prechecks(session, send, phone, tenant_id=tenant_id)
+    # The spec refuses when more than the limit wait, so the limit-th message may still queue.
+    if await messages.queued_count(session, phone.phone_number_id) > settings.send_queue_limit:
+        raise RateLimited(
+            f"more than {settings.send_queue_limit} messages are waiting on this phone number",
+            retry_after_seconds=5,
+            code="too_many_requests",
+        )
+    to_phone = canonical_phone(send.to) if send.to else None
+    bsuid = None if to_phone else send.recipient
+    now = utcnow()
+    conversation = await session.get(Conversation, ctx.conversation_id) if ctx.conversation_id else None
+    conversation = conversation or await recipients.existing_conversation(
+        session, phone.phone_number_id, to_phone=to_phone, bsuid=bsuid
+    )
+    await business_conversations.check_send(
+        session, phone=phone, message_type=send.type, conversation=conversation, now=now
+    )
+    event_ids: list[str] = []
+    if conversation is None:
+        filed = await recipients.file_send(session, phone, to_phone=to_phone, bsuid=bsuid)
+        conversation, event_ids = filed.conversation, filed.event_ids
+    message = Message(
+        id=ctx.message_id or new_id("msg", at=now),
+        tenant_id=tenant_id,
+        phone_number_id=phone.phone_number_id,
+        direction="outbound",
+        message_type=send.type,
+        status=QUEUED,
+        to_phone=to_phone,
+        from_phone=business_phone(phone),
+        sent_by=ctx.sent_by,
+        recipient_bsuid=bsuid,
+        contact_id=conversation.contact_id,
+        conversation_id=conversation.id,
+        source=ctx.source,
+        payload=send.model_dump(mode="json", exclude_none=True),
+        content=content_summary(send, rendered),
+        has_media=send.type in MEDIA_TYPES,
+        rendered_body=rendered,
+        retry_of_message_id=ctx.retry_of_message_id,
+        idempotency_key=ctx.idempotency_key,
+        created_at=now,
+        occurred_at=now,
+        status_updated_at=now,
+    )
+    session.add(message)
+    if ctx.idempotency_key is not None:
+        await idempotency.hold(
+            session, tenant_id=tenant_id, key=ctx.idempotency_key, until=now + WORKFLOW_LOCK
+        )
+    return message, event_ids
+
+
+def _input(message: Message, send: SendRequest, phone: PhoneNumber, settings: Settings) -> SendInput:
+    return send_input_for(
+        message,
+        send,
+        phone,
+        rates=tier_rates(settings),
+        retry_window_seconds=settings.send_retry_window_seconds,
+    )

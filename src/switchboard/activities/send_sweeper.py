@@ -1,0 +1,83 @@
+"""Resume sends left ``queued`` whose workflow never started (the API crashed, or Temporal was down).
+
+The message row commits before its workflow starts, and the API notes
+``workflow_started_at`` once the start succeeded. If the API dies in between,
+or cannot reach Temporal, this sweep (run by a schedule) starts the workflow of
+every queued message without that note and older than the API's longest wait.
+Workflow ids derive from message ids, so a send that is already running is
+attached to, not started twice; one whose workflow failed is started again.
+Messages whose workflow is running are never looked at again, so a long
+outage backlog cannot hide an orphan.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from pydantic import BaseModel
+from temporalio import activity
+from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+
+from switchboard.activities.deps import ActivityDeps
+from switchboard.activities.send_input import send_input_for, tier_rates
+from switchboard.domain.errors import ServiceError
+from switchboard.domain.send_payload import parse_send_request
+from switchboard.models.base import utcnow
+from switchboard.models.send import SEND_WORKFLOW, send_workflow_id
+from switchboard.store import messages
+from switchboard.store.database import unit_of_work
+
+log = logging.getLogger("switchboard.sends")
+
+# Longer than the API ever waits for a send (SEND_WAIT_SECONDS is at most 55 s).
+STALE_AFTER = timedelta(seconds=60)
+BATCH = 200
+
+
+class SweepResult(BaseModel):
+    resumed: int
+    unreadable: int = 0
+
+
+class SendSweeperActivities:
+    """Finds queued messages whose send never started, and starts it."""
+
+    def __init__(self, deps: ActivityDeps) -> None:
+        self._deps = deps
+
+    @activity.defn(name="resume_queued_sends")
+    async def resume_queued_sends(self) -> SweepResult:
+        """Start the send workflow of stale queued messages that have none."""
+        async with self._deps.sessions() as session:
+            rows = await messages.stale_unstarted(session, older_than=utcnow() - STALE_AFTER, limit=BATCH)
+        resumed = unreadable = 0
+        rates = tier_rates(self._deps.settings)
+        for message, phone in rows:
+            try:
+                request = send_input_for(
+                    message,
+                    parse_send_request(message.payload),
+                    phone,
+                    rates=rates,
+                    retry_window_seconds=self._deps.settings.send_retry_window_seconds,
+                )
+            except ServiceError:
+                # Stored requests were validated before storing; one that no longer parses is logged, not fatal.
+                log.error("queued message cannot be resumed", extra={"message_id": message.id})
+                unreadable += 1
+                continue
+            await self._deps.temporal.start_workflow(
+                SEND_WORKFLOW,
+                request,
+                id=send_workflow_id(message.id),
+                task_queue=self._deps.settings.temporal_task_queue,
+                id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+                id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+            )
+            async with unit_of_work(self._deps.sessions) as session:
+                await messages.mark_workflow_started(session, message.id, at=utcnow())
+            resumed += 1
+        if resumed:
+            log.warning("resumed queued sends", extra={"resumed": resumed})
+        return SweepResult(resumed=resumed, unreadable=unreadable)

@@ -1,0 +1,188 @@
+"""Event dispatch activities: plan an event's deliveries, start their workflows, sweep the outbox.
+
+Delivery workflows are started through the client under the delivery's own
+id (``delivery-<delivery_id>``) rather than as children of DispatchEvent: they
+outlive the dispatcher by hours, and a start of an id that exists (running or
+finished) is refused, so a retried activity or a second dispatch starts
+nothing twice.
+
+Activities that record events themselves (inbound items, send outcomes) skip
+the DispatchEvent hop: ``plan_recorded`` creates the deliveries in the same
+transaction as the events, and ``start_planned`` starts their workflows after
+the commit and stamps the events dispatched. The outbox stays the safety net:
+an event whose deliveries did not all start is handed to DispatchEvent, and
+one a crash left unstamped is found by the sweeper.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import smtplib
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncSession
+from temporalio import activity
+from temporalio.common import WorkflowIDReusePolicy
+from temporalio.exceptions import WorkflowAlreadyStartedError
+from temporalio.service import RPCError
+
+from switchboard.activities.deps import ActivityDeps
+from switchboard.activities.dispatch import dispatch_events
+from switchboard.activities.notifications import deliver_notification
+from switchboard.activities.webhooks.config import WebhookConfig
+from switchboard.activities.webhooks.types import (
+    DELIVERY_WORKFLOW,
+    DeliveryInput,
+    DeliveryRef,
+    DispatchPlan,
+    ScheduleTerms,
+    SweepResult,
+    delivery_workflow_id,
+)
+from switchboard.models.base import utcnow
+from switchboard.store.database import unit_of_work
+from switchboard.store.webhooks import deliveries, notifications
+
+log = logging.getLogger("switchboard.webhooks")
+
+
+@dataclass
+class RecordedPlan:
+    """Events recorded but not yet dispatched, and the deliveries planned for them."""
+
+    event_ids: list[str] = field(default_factory=list)
+    deliveries: list[DeliveryRef] = field(default_factory=list)
+
+
+async def plan_recorded(session: AsyncSession, event_ids: list[str]) -> RecordedPlan:
+    """Create the deliveries of events just recorded in this transaction (those still undispatched)."""
+    plan = RecordedPlan()
+    for event, webhook_ids in await deliveries.plan_recorded_deliveries(session, event_ids):
+        plan.event_ids.append(event.id)
+        plan.deliveries += [
+            DeliveryRef(
+                delivery_id=deliveries.delivery_id_for(event.id, webhook_id),
+                webhook_id=webhook_id,
+                event_id=event.id,
+                event_kind=event.kind,
+            )
+            for webhook_id in sorted(webhook_ids, key=lambda w: deliveries.delivery_id_for(event.id, w))
+        ]
+    return plan
+
+
+async def start_planned(
+    deps: ActivityDeps,
+    config: WebhookConfig,
+    plan: RecordedPlan,
+    *,
+    write_turn: AbstractAsyncContextManager[Any] | None = None,
+) -> None:
+    """Start the committed deliveries' workflows and stamp their events dispatched.
+
+    What fails here is handed to DispatchEvent (idempotent: a delivery already
+    started is not started again); what fails there, the outbox sweeper retries.
+    """
+    if not plan.event_ids:
+        return
+    schedule = ScheduleTerms.of(config.policy)
+    failed: set[str] = set()
+    for delivery in plan.deliveries:
+        if delivery.event_id in failed:
+            continue
+        try:
+            await deps.temporal.start_workflow(
+                DELIVERY_WORKFLOW,
+                DeliveryInput(delivery=delivery, schedule=schedule),
+                id=delivery_workflow_id(delivery.delivery_id),
+                task_queue=deps.settings.temporal_task_queue,
+                id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+            )
+        except WorkflowAlreadyStartedError:
+            continue
+        except (RPCError, RuntimeError, TimeoutError):
+            log.warning("delivery start deferred to DispatchEvent", extra={"event_id": delivery.event_id})
+            failed.add(delivery.event_id)
+    started = [event_id for event_id in plan.event_ids if event_id not in failed]
+    try:
+        async with write_turn or contextlib.nullcontext(), unit_of_work(deps.sessions) as session:
+            await deliveries.mark_dispatched_many(session, started, at=utcnow())
+    except SQLAlchemyError:
+        log.warning("events left for the outbox sweeper", extra={"event_ids": started}, exc_info=True)
+    if failed:
+        await dispatch_events(
+            deps.temporal, task_queue=deps.settings.temporal_task_queue, event_ids=sorted(failed)
+        )
+
+
+class WebhookDispatchActivities:
+    """Activities of the DispatchEvent and outbox-sweep workflows."""
+
+    def __init__(self, deps: ActivityDeps, config: WebhookConfig) -> None:
+        self._deps = deps
+        self._config = config
+
+    @activity.defn(name="webhooks.plan_deliveries")
+    async def plan_deliveries(self, event_id: str) -> DispatchPlan:
+        """Create one delivery per active, matching webhook (idempotent) and return the pending ones."""
+        async with unit_of_work(self._deps.sessions) as session:
+            event, rows = await deliveries.plan_deliveries(session, event_id)
+        schedule = ScheduleTerms.of(self._config.policy)
+        if event is None:
+            return DispatchPlan(event_found=False, deliveries=[], schedule=schedule)
+        refs = [
+            DeliveryRef(delivery_id=r.id, webhook_id=r.webhook_id, event_id=r.event_id, event_kind=event.kind)
+            for r in rows
+        ]
+        return DispatchPlan(event_found=True, deliveries=refs, schedule=schedule)
+
+    @activity.defn(name="webhooks.start_deliveries")
+    async def start_deliveries(self, plan: DispatchPlan) -> list[str]:
+        """Start the DeliverWebhook workflow of each planned delivery; the ids started now."""
+        started = []
+        for delivery in plan.deliveries:
+            try:
+                await self._deps.temporal.start_workflow(
+                    DELIVERY_WORKFLOW,
+                    DeliveryInput(delivery=delivery, schedule=plan.schedule),
+                    id=delivery_workflow_id(delivery.delivery_id),
+                    task_queue=self._deps.settings.temporal_task_queue,
+                    id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+                )
+            except WorkflowAlreadyStartedError:
+                continue
+            started.append(delivery.delivery_id)
+        return started
+
+    @activity.defn(name="webhooks.mark_dispatched")
+    async def mark_dispatched(self, event_id: str) -> None:
+        """Stamp the event's outbox row once its deliveries have started."""
+        async with unit_of_work(self._deps.sessions) as session:
+            await deliveries.mark_dispatched(session, event_id, at=utcnow())
+
+    @activity.defn(name="webhooks.sweep_outbox")
+    async def sweep_outbox(self) -> SweepResult:
+        """Re-dispatch events a crash left undispatched and send notifications nobody sent."""
+        now, config = utcnow(), self._config
+        async with unit_of_work(self._deps.sessions) as session:
+            event_ids = await deliveries.undispatched_events(
+                session, created_before=now - config.sweep_min_age, limit=config.sweep_batch
+            )
+            note_ids = await notifications.unsent(
+                session, now=now, min_age=config.notification_sweep_min_age, limit=config.sweep_batch
+            )
+        await dispatch_events(
+            self._deps.temporal, task_queue=self._deps.settings.temporal_task_queue, event_ids=event_ids
+        )
+        for note_id in note_ids:
+            try:
+                await deliver_notification(self._deps.sessions, self._deps.settings, note_id)
+            except (OSError, smtplib.SMTPException, ValueError):
+                log.warning(
+                    "owner notification still unsent", extra={"notification_id": note_id}, exc_info=True
+                )
+        return SweepResult(events=len(event_ids), notifications=len(note_ids))

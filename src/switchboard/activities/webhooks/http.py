@@ -1,0 +1,112 @@
+"""One signed POST of an envelope to a tenant endpoint.
+
+The body is serialised once and those exact bytes are signed and sent.
+Redirects are never followed (a 3xx is a failure, as with Svix, Stripe and
+GitHub), the whole exchange must finish within the request timeout, and at
+most a short snippet of the response is read for the attempt record. Outside
+development the destination must resolve to public addresses only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from switchboard.activities.tools.egress import EgressRefused
+from switchboard.domain.signatures import SERVICE_SIGNATURE_HEADER, service_signature
+
+EVENT_HEADER = "X-Service-Event"
+DELIVERY_HEADER = "X-Service-Delivery"
+USER_AGENT = "Switchboard-Webhooks/1.0"
+SNIPPET_BYTES = 512
+
+
+@dataclass(frozen=True)
+class PostOutcome:
+    """What one POST came back with (``status_code`` None: no HTTP answer)."""
+
+    status_code: int | None
+    latency_ms: int
+    error: str | None = None
+    timed_out: bool = False
+    retry_after: str | None = None
+
+
+def envelope_body(payload: dict[str, Any], delivery_id: str) -> bytes:
+    """The envelope as sent: the event's payload with ``delivery_id`` right after ``event``."""
+    envelope: dict[str, Any] = {}
+    for key, value in payload.items():
+        if key == "delivery_id":
+            continue
+        envelope[key] = value
+        if key == "event":
+            envelope["delivery_id"] = delivery_id
+    envelope.setdefault("delivery_id", delivery_id)
+    return json.dumps(envelope, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def delivery_headers(body: bytes, *, secret: str, event_kind: str, delivery_id: str) -> dict[str, str]:
+    """The headers of every delivery (CONTRACTS 5)."""
+    return {
+        "Content-Type": "application/json",
+        "User-Agent": USER_AGENT,
+        SERVICE_SIGNATURE_HEADER: service_signature(body, secret),
+        EVENT_HEADER: event_kind,
+        DELIVERY_HEADER: delivery_id,
+    }
+
+
+async def _snippet(response: httpx.Response) -> str:
+    chunks = bytearray()
+    async for chunk in response.aiter_bytes():
+        chunks.extend(chunk)
+        if len(chunks) >= SNIPPET_BYTES:
+            break
+    return chunks[:SNIPPET_BYTES].decode("utf-8", "replace").strip()
+
+
+def _failure_text(response: httpx.Response, snippet: str) -> str:
+    text = f"HTTP {response.status_code}"
+    if response.is_redirect:
+        text += f" redirect to {response.headers.get('location', '?')} (redirects are not followed)"
+    return f"{text}: {snippet}" if snippet else text
+
+
+async def post_once(
+    http: httpx.AsyncClient, url: str, *, body: bytes, headers: dict[str, str], limit_seconds: float
+) -> PostOutcome:
+    """POST once; any answer or failure is returned, never raised."""
+    started = time.monotonic()
+
+    def elapsed() -> int:
+        return int((time.monotonic() - started) * 1000)
+
+    try:
+        async with asyncio.timeout(limit_seconds):
+            async with http.stream(
+                "POST",
+                url,
+                content=body,
+                headers=headers,
+                timeout=httpx.Timeout(limit_seconds),
+                follow_redirects=False,
+            ) as response:
+                ok = 200 <= response.status_code <= 299
+                snippet = "" if ok else await _snippet(response)
+    except EgressRefused as exc:
+        return PostOutcome(None, elapsed(), error=str(exc)[:500])
+    except (TimeoutError, httpx.TimeoutException):
+        return PostOutcome(None, elapsed(), error=f"timeout after {limit_seconds:g} s", timed_out=True)
+    except httpx.HTTPError as exc:
+        return PostOutcome(None, elapsed(), error=f"connection failed: {type(exc).__name__}: {exc}"[:500])
+    return PostOutcome(
+        response.status_code,
+        elapsed(),
+        error=None if ok else _failure_text(response, snippet)[:600],
+        retry_after=response.headers.get("retry-after"),
+    )

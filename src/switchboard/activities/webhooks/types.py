@@ -1,0 +1,123 @@
+"""Typed inputs and results of the webhook workflows and activities (ids only, never rows)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel
+
+from switchboard.domain.webhook_policy import WebhookPolicy
+
+DELIVERY_WORKFLOW = "DeliverWebhook"
+
+
+def delivery_workflow_id(delivery_id: str) -> str:
+    """The one workflow id a delivery may ever run under."""
+    return f"delivery-{delivery_id}"
+
+
+class ScheduleTerms(BaseModel):
+    """The part of the policy the delivery workflow needs to time its retries."""
+
+    retry_schedule_seconds: list[float]
+    jitter_ratio: float
+    overload_floor_seconds: float
+    retry_after_max_seconds: float
+
+    @classmethod
+    def of(cls, policy: WebhookPolicy) -> ScheduleTerms:
+        return cls(
+            retry_schedule_seconds=list(policy.retry_schedule_seconds),
+            jitter_ratio=policy.jitter_ratio,
+            overload_floor_seconds=policy.overload_floor_seconds,
+            retry_after_max_seconds=policy.retry_after_max_seconds,
+        )
+
+    def policy(self) -> WebhookPolicy:
+        """A policy carrying these terms (the rest keeps its defaults; the workflow needs only these)."""
+        return WebhookPolicy(
+            retry_schedule_seconds=tuple(self.retry_schedule_seconds),
+            jitter_ratio=self.jitter_ratio,
+            overload_floor_seconds=self.overload_floor_seconds,
+            retry_after_max_seconds=self.retry_after_max_seconds,
+        )
+
+
+class DeliveryRef(BaseModel):
+    """One event to one webhook; ``delivery_id`` is the envelope's delivery_id."""
+
+    delivery_id: str
+    webhook_id: str
+    event_id: str
+    event_kind: str
+
+
+class DispatchPlan(BaseModel):
+    """The deliveries an event needs and the retry terms they run under."""
+
+    event_found: bool
+    deliveries: list[DeliveryRef]
+    schedule: ScheduleTerms
+
+
+class DeliveryInput(BaseModel):
+    """What the DeliverWebhook workflow runs on."""
+
+    delivery: DeliveryRef
+    schedule: ScheduleTerms
+
+
+class AttemptInput(BaseModel):
+    delivery_id: str
+    attempt: int
+    # Workflow time of the attempt: the health and auto-disable clock runs on
+    # it, so a time-skipping test server moves it like production time.
+    at: datetime
+
+
+class AttemptResult(BaseModel):
+    """One attempt's outcome as recorded (``stopped``: the webhook is gone or disabled, nothing sent)."""
+
+    stopped: bool = False
+    success: bool = False
+    status_code: int | None = None
+    latency_ms: int | None = None
+    error: str | None = None
+    timed_out: bool = False
+    retry_after_seconds: float | None = None
+    notification_ids: list[str] = []
+    # A success settles the delivery in the attempt's own transaction (no finish activity needed).
+    settled: bool = False
+
+
+class DeliveryOutcome(StrEnum):
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    GONE = "gone"
+    CANCELED = "canceled"
+
+
+class FinishInput(BaseModel):
+    delivery_id: str
+    outcome: DeliveryOutcome
+    at: datetime
+
+
+class FinishResult(BaseModel):
+    auto_disabled: bool = False
+    notification_ids: list[str] = []
+
+
+class DeliveryReport(BaseModel):
+    """What a DeliverWebhook run ends with."""
+
+    delivery_id: str
+    outcome: DeliveryOutcome
+    attempts: int
+    auto_disabled: bool = False
+
+
+class SweepResult(BaseModel):
+    events: int
+    notifications: int

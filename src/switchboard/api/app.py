@@ -1,0 +1,66 @@
+"""App factory and lifespan: the HTTP front door.
+
+The lifespan builds the engine, the Temporal client (lazily connected, so the
+API starts even while Temporal is still coming up; /healthz tells the truth),
+the key cache and a shared HTTP client, and closes them on shutdown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import httpx
+from fastapi import FastAPI
+
+from switchboard.activities.llm.rate_cards import load_rate_cards
+from switchboard.api.errors import install_error_handlers
+from switchboard.api.middleware import EdgeMiddleware
+from switchboard.api.openapi import install_openapi
+from switchboard.api.principal import ApiKeyCache
+from switchboard.api.rate_limiter import RateLimiter
+from switchboard.api.routers import all_routers
+from switchboard.api.state import AppState
+from switchboard.settings import Settings
+from switchboard.store.database import create_engine, session_factory
+from switchboard.temporal_client import connect_temporal
+
+
+def create_app(settings: Settings) -> FastAPI:
+    """Build the API application for these settings."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        engine = create_engine(settings.database_url)
+        sessions = session_factory(engine)
+        http = httpx.AsyncClient(timeout=httpx.Timeout(30.0, connect=5.0), follow_redirects=False)
+        state = AppState(
+            settings=settings,
+            engine=engine,
+            sessions=sessions,
+            temporal=await connect_temporal(settings),
+            keys=ApiKeyCache(sessions, ttl_seconds=settings.api_key_cache_seconds),
+            limiter=RateLimiter(engine),
+            # Loaded at start-up so a bad RATE_CARD_PATH file stops the process, not a request.
+            rate_cards=load_rate_cards(settings.rate_card_path),
+            http=http,
+        )
+        app.state.switchboard = state
+        try:
+            yield
+        finally:
+            await http.aclose()
+            await engine.dispose()
+
+    app = FastAPI(
+        title="Switchboard",
+        version="1.0.0",
+        description="Multi-tenant messaging API with an AI-agents runtime.",
+        lifespan=lifespan,
+    )
+    install_error_handlers(app)
+    app.add_middleware(EdgeMiddleware)
+    for router in all_routers():
+        app.include_router(router)
+    install_openapi(app)
+    return app

@@ -1,0 +1,213 @@
+"""The one send path: every outbound message (API, inbox reply, retry) goes through here.
+
+Validation (the same for sandbox and live keys) happens before anything is
+stored. A live send is persisted as ``queued`` together with its idempotency
+lock, then handed to the SendMessage workflow; the caller waits up to
+SEND_WAIT_SECONDS for the upstream's answer. If the upstream is slower than
+that (down, throttled, or the phone's queue is long), the answer is 202 with
+the queued message: the workflow keeps retrying durably and the outcome
+arrives as a channel.message.sent/failed webhook (or by polling the message).
+A replay of the same Idempotency-Key meanwhile gets 409 request_in_progress,
+and the final 2xx once the workflow recorded it. A send that ends in a 4xx or
+5xx frees its key, whether it was refused before anything was stored, refused
+by the upstream (the workflow frees it) or failed inside the service (the
+workflow died without recording): a client retrying after a 500 is never
+told 409 for a send that is no longer running.
+
+Sandbox keys honour Idempotency-Key the same way, in their own key space; the
+stored 201 is the only thing a sandbox send persists.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from fastapi.responses import JSONResponse
+from temporalio.client import WorkflowFailureError
+from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+from temporalio.service import RPCError
+
+from switchboard.activities.outbound import SendContext, create_send, sandbox_checks
+from switchboard.api.principal import Principal
+from switchboard.api.state import AppState
+from switchboard.domain.error_body import error_body
+from switchboard.domain.errors import InternalFailure, MissingRequiredField
+from switchboard.domain.phone import canonical_phone
+from switchboard.domain.send_payload import SendRequest, parse_send_request
+from switchboard.models.base import iso_millis, new_id, utcnow
+from switchboard.models.messages_api import MessagePublic, sandbox_response
+from switchboard.models.messaging import Message
+from switchboard.models.send import SendInput, SendReport
+from switchboard.models.tenancy import PhoneNumber
+from switchboard.store import idempotency, messages
+from switchboard.store.database import unit_of_work
+from switchboard.workflows.send_message import SendMessageWorkflow, workflow_id
+
+__all__ = ["SendContext", "start_send", "submit"]
+
+log = logging.getLogger("switchboard.sending")
+
+# A workflow start that takes longer than this means Temporal is unreachable.
+START_TIMEOUT_SECONDS = 5.0
+
+
+def send_answer(report: SendReport) -> JSONResponse:
+    """The spec's answer to a send that ended: 201 with the message, or the failure's 4xx/5xx body.
+
+    A failure is answered, not raised: the message exists (``message_id``) and
+    callers such as the retry endpoint keep their guard for it.
+    """
+    if report.failure is None:
+        if report.sent is None:
+            raise InternalFailure(
+                "the send ended without an outcome", details={"message_id": report.message_id}
+            )
+        return JSONResponse(report.sent.model_dump(), status_code=201)
+    failure = report.failure
+    body = error_body(failure.status_code, failure.error_message, code=failure.code)
+    body["error_message"] = failure.error_message
+    body["message_id"] = report.message_id
+    return JSONResponse(body, status_code=failure.status_code)
+
+
+async def submit(state: AppState, who: Principal, raw: Any, ctx: SendContext) -> JSONResponse:
+    """Validate, then answer synthetically (sandbox) or send through the workflow (live)."""
+    send = parse_send_request(raw)
+    if ctx.require_to and send.to is None:
+        raise MissingRequiredField("to", "to is required here: media uploads cannot be addressed by BSUID")
+    async with state.sessions() as session:
+        phone = await messages.phone_for_send(session, who.tenant_id, send.phone_number_id)
+    scope = idempotency.scope(who.tenant_id, sandbox=who.is_sandbox)
+    key = ctx.idempotency_key
+    if key is not None:
+        replay = await _claim(state, scope, key, idempotency.fingerprint("POST", ctx.request_path, raw))
+        if replay is not None:
+            return replay
+    if who.is_sandbox:
+        return await _sandbox(state, who, send, phone, ctx, scope=scope)
+    try:
+        request = await create_send(
+            state.sessions,
+            state.settings,
+            tenant_id=who.tenant_id,
+            send=send,
+            phone=phone,
+            ctx=ctx,
+            temporal=state.temporal,
+        )
+    except Exception:
+        # Refused or broken before anything was stored: nobody else will ever free the key.
+        await _release(state, scope, key)
+        raise
+    try:
+        return await _run(state, request)
+    except InternalFailure:
+        # The workflow ended without recording an outcome, so it will never complete the key.
+        await _release(state, scope, key)
+        raise
+
+
+async def _claim(state: AppState, scope: str, key: str, fingerprint: str) -> JSONResponse | None:
+    """Own the key (None), or the stored 2xx to replay; 409/422 raised by the claim."""
+    async with unit_of_work(state.sessions) as session:
+        claim = await idempotency.claim(
+            session, tenant_id=scope, key=key, fingerprint=fingerprint, now=utcnow()
+        )
+    if not claim.is_replay:
+        return None
+    assert claim.replay_status is not None
+    return JSONResponse(
+        claim.replay_body, status_code=claim.replay_status, headers={"X-Idempotent-Replay": "true"}
+    )
+
+
+async def _release(state: AppState, scope: str, key: str | None) -> None:
+    if key is not None:
+        async with unit_of_work(state.sessions) as session:
+            await idempotency.release(session, tenant_id=scope, key=key)
+
+
+async def _sandbox(
+    state: AppState, who: Principal, send: SendRequest, phone: PhoneNumber, ctx: SendContext, *, scope: str
+) -> JSONResponse:
+    """Pass exactly the checks a live send passes, then answer synthetically; only the key's 201 is stored."""
+    try:
+        async with state.sessions() as session:
+            await sandbox_checks(session, send, phone, tenant_id=who.tenant_id)
+        body = _sandbox_body(send, retry_of_message_id=ctx.retry_of_message_id)
+        if ctx.idempotency_key is not None:
+            async with unit_of_work(state.sessions) as session:
+                await idempotency.complete(
+                    session, tenant_id=scope, key=ctx.idempotency_key, status=201, body=body, now=utcnow()
+                )
+    except Exception:
+        await _release(state, scope, ctx.idempotency_key)
+        raise
+    return JSONResponse(body, status_code=201)
+
+
+def _sandbox_body(send: SendRequest, *, retry_of_message_id: str | None) -> dict[str, Any]:
+    now = utcnow()
+    suffix = new_id("x", at=now)[2:]
+    return sandbox_response(
+        phone_number_id=send.phone_number_id,
+        message_type=send.type,
+        to_phone=canonical_phone(send.to) if send.to else None,
+        recipient=send.recipient if not send.to else None,
+        message_id=f"sandbox-{suffix}",
+        wa_message_id=f"wamid.SANDBOX.{suffix}",
+        created_at=iso_millis(now),
+        retry_of_message_id=retry_of_message_id,
+    )
+
+
+async def start_send(state: AppState, request: SendInput) -> Any:
+    """Start (or attach to) the message's send workflow, and note that it exists."""
+    handle = await asyncio.wait_for(
+        state.temporal.start_workflow(
+            SendMessageWorkflow.run,
+            request,
+            id=workflow_id(request.message_id),
+            task_queue=state.settings.temporal_task_queue,
+            id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        ),
+        timeout=START_TIMEOUT_SECONDS,
+    )
+    async with unit_of_work(state.sessions) as session:
+        await messages.mark_workflow_started(session, request.message_id, at=utcnow())
+    return handle
+
+
+async def _run(state: AppState, request: SendInput) -> JSONResponse:
+    try:
+        handle = await start_send(state, request)
+    except (TimeoutError, RPCError, RuntimeError):
+        # RuntimeError: the lazily connected client could not reach Temporal at all.
+        # Temporal is unreachable: the message stays queued and the sweeper starts it later.
+        log.warning("send workflow not started; left queued", extra={"message_id": request.message_id})
+        return await _accepted(state, request.message_id)
+    try:
+        report: SendReport = await asyncio.wait_for(handle.result(), timeout=state.settings.send_wait_seconds)
+    except (TimeoutError, RPCError):
+        return await _accepted(state, request.message_id)
+    except WorkflowFailureError as exc:
+        log.error("send workflow failed", extra={"message_id": request.message_id}, exc_info=exc)
+        raise InternalFailure(
+            "the send failed inside the service; retry with backoff (an Idempotency-Key is free again)",
+            details={"message_id": request.message_id},
+        ) from exc
+    return send_answer(report)
+
+
+async def _accepted(state: AppState, message_id: str) -> JSONResponse:
+    async with state.sessions() as session:
+        message = await session.get(Message, message_id)
+    assert message is not None
+    return JSONResponse(
+        MessagePublic.of(message).model_dump(),
+        status_code=202,
+        headers={"Location": f"/v1/messages/{message_id}"},
+    )

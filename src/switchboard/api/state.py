@@ -1,0 +1,26 @@
+"""Process-wide resources the API lifespan builds (no module globals)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import httpx
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from temporalio.client import Client
+
+from switchboard.activities.llm.rate_cards import RateCardBook
+from switchboard.api.principal import ApiKeyCache
+from switchboard.api.rate_limiter import RateLimiter
+from switchboard.settings import Settings
+
+
+@dataclass
+class AppState:
+    settings: Settings
+    engine: AsyncEngine
+    sessions: async_sessionmaker[AsyncSession]
+    temporal: Client
+    keys: ApiKeyCache
+    limiter: RateLimiter
+    rate_cards: RateCardBook
+    http: httpx.AsyncClient

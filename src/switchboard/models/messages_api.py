@@ -1,0 +1,94 @@
+"""Response shapes of the messaging endpoints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from switchboard.models.base import iso_millis
+from switchboard.models.messaging import Message
+
+
+class MessagePublic(BaseModel):
+    """The spec's Message object."""
+
+    id: str
+    phone_number_id: str
+    direction: str
+    message_type: str
+    wa_message_id: str | None
+    status: str
+    to_phone: str | None
+    from_phone: str | None
+    recipient: str | None
+    conversation_id: str | None
+    created_at: str
+    occurred_at: str
+    retry_of_message_id: str | None
+    source: str
+    sent_by: str | None
+    coexistence_echo: bool
+    content: str | None
+    has_media: bool
+    rendered_body: str | None
+    error_title: str | None
+    error_code: str | None
+    error_message: str | None
+
+    @classmethod
+    def of(cls, m: Message) -> MessagePublic:
+        return cls(
+            id=m.id,
+            phone_number_id=m.phone_number_id,
+            direction=m.direction,
+            message_type=m.message_type,
+            wa_message_id=m.wa_message_id,
+            status=m.status,
+            to_phone=m.to_phone,
+            from_phone=m.from_phone,
+            recipient=m.recipient_bsuid,
+            conversation_id=m.conversation_id,
+            created_at=iso_millis(m.created_at),
+            occurred_at=iso_millis(m.occurred_at),
+            retry_of_message_id=m.retry_of_message_id,
+            source=m.source,
+            sent_by=m.sent_by,
+            coexistence_echo=m.coexistence_echo,
+            content=m.content,
+            has_media=m.has_media,
+            rendered_body=m.rendered_body,
+            error_title=m.error_title,
+            error_code=m.error_code,
+            error_message=m.error_message,
+        )
+
+
+def sandbox_response(
+    *,
+    phone_number_id: str,
+    message_type: str,
+    to_phone: str | None,
+    recipient: str | None,
+    message_id: str,
+    wa_message_id: str,
+    created_at: str,
+    retry_of_message_id: str | None = None,
+) -> dict[str, Any]:
+    """The spec's synthetic answer to a sandbox send (nothing persisted, nothing sent)."""
+    retry = {"retry_of_message_id": retry_of_message_id} if retry_of_message_id else {}
+    return {
+        "id": message_id,
+        "phone_number_id": phone_number_id,
+        "direction": "outbound",
+        "message_type": message_type,
+        "wa_message_id": wa_message_id,
+        "status": "sent_sandbox",
+        "to_phone": to_phone,
+        "recipient": recipient,
+        "created_at": created_at,
+        **retry,
+        "_sandbox": True,
+        "_note": "Sandbox key: validated like a live send, but nothing was stored, sent upstream or "
+        "delivered to webhooks. Use a gsk_live_ key to send for real.",
+    }

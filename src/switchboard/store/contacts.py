@@ -1,0 +1,158 @@
+"""Contacts of a tenant's customers, found by BSUID or by any spelling of their phone.
+
+Contact.customer_id is required, but a business number may be provisioned
+without a customer. Inbound contacts of such numbers belong to the tenant's
+default customer, created on first need with a deterministic id
+(``cus_default_<tenant id>``) so concurrent first messages agree on it.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlmodel import col, select
+
+from switchboard.domain.phone import phone_variants
+from switchboard.models.base import utcnow
+from switchboard.models.messaging import Contact
+from switchboard.models.tenancy import Customer
+from switchboard.store.tables import table_of
+
+log = logging.getLogger("switchboard.inbound")
+
+DEFAULT_CUSTOMER_NAME = "Default customer (numbers without one)"
+
+
+def default_customer_id(tenant_id: str) -> str:
+    """The id of the tenant's default customer for numbers provisioned without one."""
+    return f"cus_default_{tenant_id}"
+
+
+async def ensure_default_customer(session: AsyncSession, tenant_id: str) -> str:
+    """Create the tenant's default customer unless it exists; returns its id."""
+    table = table_of(Customer)
+    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
+    now = utcnow()
+    customer_id = default_customer_id(tenant_id)
+    await session.execute(
+        insert(table)
+        .values(
+            id=customer_id,
+            tenant_id=tenant_id,
+            name=DEFAULT_CUSTOMER_NAME,
+            sending_paused=False,
+            created_at=now,
+            updated_at=now,
+        )
+        .on_conflict_do_nothing(index_elements=[table.c.id])
+    )
+    return customer_id
+
+
+@dataclass(frozen=True, kw_only=True)
+class ContactFacts:
+    """What the channel told us about a user in one item; None means not sent."""
+
+    phone: str | None = None
+    wa_id: str | None = None
+    bsuid: str | None = None
+    parent_bsuid: str | None = None
+    username: str | None = None
+    name: str | None = None
+
+    @property
+    def identifiable(self) -> bool:
+        """Whether there is a phone or a BSUID to key the contact on."""
+        return bool(self.phone or self.bsuid)
+
+
+async def contact_by_bsuid(
+    session: AsyncSession, *, tenant_id: str, customer_id: str, bsuid: str, lock: bool = True
+) -> Contact | None:
+    """The customer's contact with this BSUID."""
+    stmt = select(Contact).where(
+        Contact.tenant_id == tenant_id, Contact.customer_id == customer_id, Contact.bsuid == bsuid
+    )
+    return (await session.execute(stmt.with_for_update() if lock else stmt)).scalars().first()
+
+
+async def contact_by_phone(
+    session: AsyncSession, *, tenant_id: str, customer_id: str, phone: str, lock: bool = True
+) -> Contact | None:
+    """The customer's contact with this phone in any of its spellings."""
+    stmt = select(Contact).where(
+        Contact.tenant_id == tenant_id,
+        Contact.customer_id == customer_id,
+        col(Contact.phone).in_(phone_variants(phone)),
+    )
+    return (await session.execute(stmt.with_for_update() if lock else stmt)).scalars().first()
+
+
+async def find_contact(
+    session: AsyncSession, *, tenant_id: str, customer_id: str, facts: ContactFacts
+) -> Contact | None:
+    """The contact the facts describe: by BSUID first (the stable key), else by phone."""
+    if facts.bsuid:
+        found = await contact_by_bsuid(
+            session, tenant_id=tenant_id, customer_id=customer_id, bsuid=facts.bsuid
+        )
+        if found is not None:
+            return found
+    if facts.phone:
+        return await contact_by_phone(
+            session, tenant_id=tenant_id, customer_id=customer_id, phone=facts.phone
+        )
+    return None
+
+
+async def upsert_contact(
+    session: AsyncSession, *, tenant_id: str, customer_id: str, facts: ContactFacts
+) -> Contact:
+    """Create the contact or refresh what the channel sent (name, username, BSUIDs, a missing phone)."""
+    contact = await find_contact(session, tenant_id=tenant_id, customer_id=customer_id, facts=facts)
+    now = utcnow()
+    if contact is None:
+        contact = Contact(
+            tenant_id=tenant_id,
+            customer_id=customer_id,
+            phone=facts.phone,
+            wa_id=facts.wa_id,
+            bsuid=facts.bsuid,
+            parent_bsuid=facts.parent_bsuid,
+            username=facts.username,
+            name=facts.name,
+            created_at=now,
+            updated_at=now,
+        )
+        session.add(contact)
+        await session.flush()
+        return contact
+    changed = False
+    for attr in ("name", "username", "parent_bsuid", "wa_id"):
+        value = getattr(facts, attr)
+        if value is not None and getattr(contact, attr) != value:
+            setattr(contact, attr, value)
+            changed = True
+    if facts.bsuid and contact.bsuid != facts.bsuid:
+        # Found by phone with another BSUID: the upstream rotated it without telling us first.
+        contact.bsuid = facts.bsuid
+        changed = True
+    if facts.phone and not contact.phone:
+        holder = await contact_by_phone(
+            session, tenant_id=tenant_id, customer_id=customer_id, phone=facts.phone, lock=False
+        )
+        if holder is None:
+            contact.phone = facts.phone
+            changed = True
+        else:
+            log.warning(
+                "phone already belongs to another contact; contacts left unmerged",
+                extra={"tenant_id": tenant_id, "contact_id": contact.id, "other_contact_id": holder.id},
+            )
+    if changed:
+        contact.updated_at = now
+        await session.flush()
+    return contact

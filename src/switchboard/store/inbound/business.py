@@ -1,0 +1,59 @@
+"""Which provisioned business number (and so which tenant) an inbound item is for."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlmodel import col, select
+
+from switchboard.domain.inbound import InboundItem, UsernameUpdate
+from switchboard.domain.phone import canonical_phone
+from switchboard.models.tenancy import PhoneNumber
+from switchboard.store.contacts import ensure_default_customer
+
+
+@dataclass(frozen=True, kw_only=True)
+class Business:
+    """A business number provisioned in this service."""
+
+    tenant_id: str
+    customer_id: str | None
+    phone_number_id: str
+    waba_id: str
+    display_phone: str
+
+    async def customer_for_contacts(self, session: AsyncSession) -> str:
+        """The customer new contacts of this number belong to (the tenant's default when none is set)."""
+        return self.customer_id or await ensure_default_customer(session, self.tenant_id)
+
+
+def _business(phone: PhoneNumber) -> Business:
+    return Business(
+        tenant_id=phone.tenant_id,
+        customer_id=phone.customer_id,
+        phone_number_id=phone.phone_number_id,
+        waba_id=phone.waba_id,
+        display_phone=canonical_phone(phone.display_phone_number),
+    )
+
+
+async def phone_for_item(session: AsyncSession, item: InboundItem) -> PhoneNumber | None:
+    """The provisioned phone record an item names, or None when the number is not ours."""
+    if item.phone_number_id:
+        stmt = select(PhoneNumber).where(col(PhoneNumber.phone_number_id) == item.phone_number_id)
+        return (await session.execute(stmt)).scalars().first()
+    if isinstance(item, UsernameUpdate) and item.waba_id and item.display_phone_number:
+        # business_username_updates carries no metadata: match the WABA's number by its digits.
+        wanted = canonical_phone(item.display_phone_number)
+        stmt = select(PhoneNumber).where(col(PhoneNumber.waba_id) == item.waba_id)
+        for phone in (await session.execute(stmt)).scalars().all():
+            if canonical_phone(phone.display_phone_number) == wanted:
+                return phone
+    return None
+
+
+async def business_for_item(session: AsyncSession, item: InboundItem) -> Business | None:
+    """The business number an item is for, or None when it is not provisioned here."""
+    phone = await phone_for_item(session, item)
+    return _business(phone) if phone is not None else None

@@ -1,0 +1,79 @@
+"""Tenant events raised by inbound items: facts read from stored rows, envelopes into the outbox."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from switchboard.domain.events import ConversationFacts, MessageFacts
+from switchboard.models.messaging import Contact, Conversation, Message
+from switchboard.store.events import record_event
+
+# The envelope builders require a delivery id; the outbox row stores the envelope
+# without one (each delivery adds its own), so this placeholder is dropped at once.
+NO_DELIVERY = ""
+
+
+def message_facts(message: Message, **upstream: Any) -> MessageFacts:
+    """What an event says about a stored message; ``upstream`` adds item-only fields (BSUIDs, errors)."""
+    payload = message.payload if isinstance(message.payload, dict) else {}
+    type_object = payload.get(message.message_type)
+    error_code = upstream.pop("error_code", None)
+    if error_code is None and message.error_code and str(message.error_code).lstrip("-").isdigit():
+        error_code = int(message.error_code)
+    return MessageFacts(
+        id=message.id,
+        wa_message_id=message.wa_message_id or "",
+        phone_number_id=message.phone_number_id,
+        direction=message.direction,
+        message_type=message.message_type,
+        status=message.status,
+        origin=message.source,
+        occurred_at=message.occurred_at,
+        from_phone=message.from_phone,
+        to_phone=message.to_phone,
+        type_object=type_object if isinstance(type_object, dict | list) else None,
+        content=message.content,
+        has_media=message.has_media,
+        reply_to_wa_message_id=(payload.get("context") or {}).get("id"),
+        error_code=error_code,
+        error_title=upstream.pop("error_title", None) or message.error_title,
+        error_message=upstream.pop("error_message", None) or message.error_message,
+        code=message.error_code,
+        **upstream,
+    )
+
+
+def conversation_facts(conversation: Conversation, contact: Contact | None) -> ConversationFacts:
+    """What an event says about a conversation (BSUIDs and username only when known)."""
+    return ConversationFacts(
+        id=conversation.id,
+        status=conversation.status,
+        contact_phone=conversation.contact_phone,
+        business_scoped_user_id=conversation.contact_bsuid,
+        parent_business_scoped_user_id=contact.parent_bsuid if contact is not None else None,
+        username=conversation.contact_username,
+    )
+
+
+async def emit(
+    session: AsyncSession,
+    envelope: dict[str, Any],
+    *,
+    tenant_id: str,
+    occurred_at: datetime,
+    phone_number_id: str | None,
+) -> str:
+    """Write an envelope built with ``NO_DELIVERY`` to the outbox; returns the event id."""
+    payload = {key: value for key, value in envelope.items() if key != "delivery_id"}
+    event = await record_event(
+        session,
+        tenant_id=tenant_id,
+        kind=str(envelope["event"]),
+        payload=payload,
+        occurred_at=occurred_at,
+        phone_number_id=phone_number_id,
+    )
+    return event.id

@@ -1,0 +1,333 @@
+"""Message items: user messages, business-app echoes and history rows, each stored once per wamid by one writer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlmodel import col, select
+
+from switchboard.domain.agents.turns import starts_turn
+from switchboard.domain.events import (
+    MESSAGE_ECHOED,
+    MESSAGE_RECEIVED,
+    MessageFacts,
+    conversation_created_event,
+    message_event,
+)
+from switchboard.domain.inbound import (
+    SOURCE_HUMAN_COEXISTENCE,
+    EchoMessage,
+    HistoryError,
+    HistoryMessage,
+    InboundMessage,
+)
+from switchboard.models.base import utcnow
+from switchboard.models.messaging import Contact, Conversation, Message
+from switchboard.store.agents.guardrails import note_human_message
+from switchboard.store.agents.threads import enqueue_turn
+from switchboard.store.contacts import ContactFacts, upsert_contact
+from switchboard.store.conversations import note_inbound_message, note_other_message, open_conversation
+from switchboard.store.inbound.business import Business
+from switchboard.store.inbound.events import NO_DELIVERY, conversation_facts, emit, message_facts
+from switchboard.store.inbound.outcome import APPLIED, DUPLICATE, ItemOutcome
+
+# Message.source of rows the user sent (the spec's list names only the business-side senders).
+SOURCE_CHANNEL = "CHANNEL"
+
+
+async def stored_message(
+    session: AsyncSession, *, phone_number_id: str, wa_message_id: str, direction: str, lock: bool = False
+) -> Message | None:
+    """The stored row of a channel message, if any."""
+    stmt = select(Message).where(
+        col(Message.phone_number_id) == phone_number_id,
+        col(Message.wa_message_id) == wa_message_id,
+        col(Message.direction) == direction,
+    )
+    return (await session.execute(stmt.with_for_update() if lock else stmt)).scalars().first()
+
+
+def _compact(data: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in data.items() if value not in (None, False, "")}
+
+
+def _payload(item: InboundMessage | EchoMessage | HistoryMessage, **extra: Any) -> dict[str, Any]:
+    """The channel's message object as stored: the type object under its name, context, media, extras."""
+    data: dict[str, Any] = {"type": item.message_type}
+    if item.type_object is not None:
+        data[item.message_type] = item.type_object
+    context = _compact(
+        {
+            "id": item.reply_to_wa_message_id,
+            "from": item.reply_to_from,
+            "forwarded": item.forwarded,
+            "frequently_forwarded": item.frequently_forwarded,
+        }
+    )
+    if context:
+        data["context"] = context
+    data.update(_compact({"media_id": item.media_id, "media_mime_type": item.media_mime_type, **extra}))
+    return data
+
+
+async def _conversation(
+    session: AsyncSession, biz: Business, facts: ContactFacts
+) -> tuple[Contact | None, Conversation | None, bool]:
+    if not facts.identifiable:
+        return None, None, False
+    customer_id = await biz.customer_for_contacts(session)
+    contact = await upsert_contact(session, tenant_id=biz.tenant_id, customer_id=customer_id, facts=facts)
+    conversation, created = await open_conversation(
+        session,
+        tenant_id=biz.tenant_id,
+        customer_id=customer_id,
+        phone_number_id=biz.phone_number_id,
+        contact=contact,
+    )
+    return contact, conversation, created
+
+
+async def _created_event(
+    session: AsyncSession, biz: Business, conversation: Conversation, contact: Contact | None
+) -> str:
+    envelope = conversation_created_event(
+        conversation_facts(conversation, contact),
+        tenant_id=biz.tenant_id,
+        phone_number_id=biz.phone_number_id,
+        delivery_id=NO_DELIVERY,
+        occurred_at=conversation.created_at,
+    )
+    return await emit(
+        session,
+        envelope,
+        tenant_id=biz.tenant_id,
+        occurred_at=conversation.created_at,
+        phone_number_id=biz.phone_number_id,
+    )
+
+
+async def _message_event(
+    session: AsyncSession,
+    biz: Business,
+    kind: str,
+    facts: MessageFacts,
+    occurred_at: datetime,
+    conversation: Conversation | None,
+    contact: Contact | None,
+    created: bool,
+) -> str:
+    """Write a channel.message.* envelope (with its conversation) to the outbox; the event id."""
+    envelope = message_event(
+        kind,
+        facts,
+        tenant_id=biz.tenant_id,
+        delivery_id=NO_DELIVERY,
+        occurred_at=occurred_at,
+        conversation=conversation_facts(conversation, contact) if conversation else None,
+        is_new_conversation=created,
+    )
+    return await emit(
+        session,
+        envelope,
+        tenant_id=biz.tenant_id,
+        occurred_at=occurred_at,
+        phone_number_id=biz.phone_number_id,
+    )
+
+
+@dataclass(frozen=True)
+class _Row:
+    """How one message item is stored: its row's own columns, its contact, what storing it raises."""
+
+    contact: ContactFacts
+    # Message columns beyond those every item shares (see ``apply_message_item``).
+    columns: dict[str, Any]
+    # The channel.message.* event it raises (history rows raise none) and that event's extra facts.
+    event: str | None = None
+    event_facts: dict[str, Any] = field(default_factory=dict)
+    # The user wrote: it moves the conversation's inbound pointer and may start an agent turn.
+    from_user: bool = False
+    # A person wrote from the business side (app echo, outbound history row): the agent steps back.
+    from_business_person: bool = False
+
+
+def _user_message_row(item: InboundMessage, biz: Business) -> _Row:
+    """A user message to the business number: status received, raises channel.message.received."""
+    return _Row(
+        contact=ContactFacts(
+            phone=item.from_phone,
+            wa_id=item.from_wa_id,
+            bsuid=item.bsuid,
+            parent_bsuid=item.parent_bsuid,
+            username=item.username,
+            name=item.profile_name,
+        ),
+        columns={
+            "from_phone": item.from_phone,
+            "to_phone": biz.display_phone,
+            "source": SOURCE_CHANNEL,
+            "payload": _payload(
+                item,
+                from_user_id=item.from_user_id,
+                from_parent_user_id=item.from_parent_user_id,
+                reply_id=item.reply_id,
+                referral=item.referral,
+                profile_name=item.profile_name,
+                username=item.username,
+            ),
+            "content": item.content,
+            "has_media": item.has_media,
+            "error_code": str(item.error_code) if item.error_code is not None else None,
+            "error_title": item.error_title,
+            "error_message": item.error_message,
+        },
+        event=MESSAGE_RECEIVED,
+        event_facts={"from_user_id": item.from_user_id, "from_parent_user_id": item.from_parent_user_id},
+        from_user=True,
+    )
+
+
+def _echo_row(item: EchoMessage, biz: Business) -> _Row:
+    """A business-app send: outbound HUMAN_COEXISTENCE, raises channel.message.echoed."""
+    return _Row(
+        contact=ContactFacts(
+            phone=item.to_phone,
+            wa_id=item.to_wa_id,
+            bsuid=item.to_user_id,
+            parent_bsuid=item.to_parent_user_id,
+        ),
+        columns={
+            "from_phone": item.from_phone or biz.display_phone,
+            "to_phone": item.to_phone,
+            "recipient_bsuid": item.to_user_id,
+            "source": item.source,
+            "coexistence_echo": item.coexistence_echo,
+            "payload": _payload(item, to_user_id=item.to_user_id, to_parent_user_id=item.to_parent_user_id),
+            "content": item.content,
+            "has_media": item.has_media,
+            "status_updated_at": utcnow(),
+        },
+        event=MESSAGE_ECHOED,
+        event_facts={"to_user_id": item.to_user_id, "to_parent_user_id": item.to_parent_user_id},
+        from_business_person=True,
+    )
+
+
+def _history_row(item: HistoryMessage | HistoryError, biz: Business) -> _Row:
+    """A history-sync row (status historical, no event); an unrecoverable one as message_type errors."""
+    outbound = item.direction == "outbound"
+    business, contact_phone = biz.display_phone, item.contact_phone
+    history = _compact({"phase": item.phase, "chunk_order": item.chunk_order, "progress": item.progress})
+    columns: dict[str, Any] = {
+        "source": SOURCE_HUMAN_COEXISTENCE if outbound else SOURCE_CHANNEL,
+        "coexistence_echo": outbound,
+    }
+    if isinstance(item, HistoryError):
+        columns |= {
+            "from_phone": business if outbound else contact_phone,
+            "to_phone": contact_phone if outbound else business,
+            "payload": {"type": item.message_type, "raw": item.raw, "history": history},
+            "error_title": item.error_title,
+            "error_code": str(item.error_code) if item.error_code is not None else None,
+            "error_message": item.error_message,
+        }
+    else:
+        columns |= {
+            "from_phone": item.from_phone or (business if outbound else contact_phone),
+            "to_phone": item.to_phone or (contact_phone if outbound else business),
+            "payload": _payload(item, history=history, history_status=item.history_status),
+            "content": item.content,
+            "has_media": item.has_media,
+        }
+    return _Row(
+        contact=ContactFacts(phone=item.contact_phone, bsuid=item.contact_user_id),
+        columns=columns,
+        from_business_person=outbound and not isinstance(item, HistoryError),
+    )
+
+
+MessageItem = InboundMessage | EchoMessage | HistoryMessage | HistoryError
+
+
+def _row_for(item: MessageItem, biz: Business) -> _Row:
+    if isinstance(item, InboundMessage):
+        return _user_message_row(item, biz)
+    if isinstance(item, EchoMessage):
+        return _echo_row(item, biz)
+    return _history_row(item, biz)
+
+
+async def apply_message_item(session: AsyncSession, item: MessageItem, biz: Business) -> ItemOutcome:
+    """Store a user message, business-app echo or history row once per wamid, and raise its events.
+
+    The contact and conversation are created on first contact; a user message may
+    record an agent turn, a person writing from the business side mutes the agent.
+    """
+    if item.wa_message_id and await stored_message(
+        session,
+        phone_number_id=biz.phone_number_id,
+        wa_message_id=item.wa_message_id,
+        direction=item.direction,
+    ):
+        return ItemOutcome(DUPLICATE)
+    row = _row_for(item, biz)
+    contact, conversation, created = await _conversation(session, biz, row.contact)
+    message = Message(
+        tenant_id=biz.tenant_id,
+        phone_number_id=biz.phone_number_id,
+        direction=item.direction,
+        message_type=item.message_type,
+        wa_message_id=item.wa_message_id,
+        status=item.status,
+        contact_id=contact.id if contact else None,
+        conversation_id=conversation.id if conversation else None,
+        occurred_at=item.occurred_at,
+        **row.columns,
+    )
+    session.add(message)
+    await session.flush()
+    outcome = ItemOutcome(APPLIED)
+    if conversation is not None:
+        if row.from_user:
+            note_inbound_message(conversation, message)
+        else:
+            note_other_message(conversation, message)
+        await session.flush()
+        if created:
+            outcome.event_ids.append(await _created_event(session, biz, conversation, contact))
+    if row.event is not None:
+        facts = message_facts(message, **row.event_facts)
+        outcome.event_ids.append(
+            await _message_event(
+                session, biz, row.event, facts, item.occurred_at, conversation, contact, created
+            )
+        )
+    if row.from_user and conversation is not None and starts_turn(item.message_type):
+        thread = await enqueue_turn(
+            session,
+            conversation=conversation,
+            message=message,
+            customer_id=biz.customer_id,
+            now=utcnow(),
+            event_ids=outcome.event_ids,
+        )
+        if thread is not None:
+            outcome.turns.append((thread.tenant_id, thread.id, message.id))
+    if row.from_business_person:
+        await _human_wrote(session, outcome, conversation, sent_at=item.occurred_at)
+    return outcome
+
+
+async def _human_wrote(
+    session: AsyncSession, outcome: ItemOutcome, conversation: Conversation | None, *, sent_at: datetime
+) -> None:
+    """A person wrote from the business side (business app echo, history import): the agent steps back."""
+    thread, event_ids = await note_human_message(
+        session, conversation_id=conversation.id if conversation else None, sent_at=sent_at, now=utcnow()
+    )
+    outcome.event_ids.extend(event_ids)
+    if thread is not None and event_ids:
+        outcome.woken.append((thread.tenant_id, thread.id))

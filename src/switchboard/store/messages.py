@@ -1,0 +1,277 @@
+"""SQL for outbound messages: resolution, persistence, send outcomes, listing, retries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import func, or_, update
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlmodel import select
+
+from switchboard.domain.errors import Forbidden, ValidationFailed
+from switchboard.domain.message_status import QUEUED, RETRYABLE_STATUSES, send_outcome_status
+from switchboard.domain.phone import phone_variants
+from switchboard.models.messaging import Contact, Conversation, MediaAsset, Message, Template
+from switchboard.models.send import UpstreamFailureInfo
+from switchboard.models.tenancy import Customer, PhoneNumber, Waba
+from switchboard.store.pagination import paginate
+from switchboard.store.scoping import owned
+
+_messages = Message.__table__  # type: ignore[attr-defined]
+
+
+async def phone_for_send(session: AsyncSession, tenant_id: str, phone_number_id: str) -> PhoneNumber:
+    """The tenant's number with this channel id (INVALID_PHONE_NUMBER_ID / PHONE_NUMBER_NOT_IN_TENANT)."""
+    phone = (
+        (await session.execute(select(PhoneNumber).where(PhoneNumber.phone_number_id == phone_number_id)))
+        .scalars()
+        .first()
+    )
+    if phone is None:
+        raise ValidationFailed(
+            f"phone_number_id {phone_number_id} is not a number of this service",
+            code="INVALID_PHONE_NUMBER_ID",
+            details={"field": "phone_number_id", "value": phone_number_id},
+        )
+    if phone.tenant_id != tenant_id:
+        raise Forbidden(
+            f"phone_number_id {phone_number_id} does not belong to this tenant",
+            code="PHONE_NUMBER_NOT_IN_TENANT",
+            details={"field": "phone_number_id"},
+        )
+    return phone
+
+
+async def sending_paused(session: AsyncSession, phone: PhoneNumber) -> bool:
+    """Whether the phone's customer has its sending paused."""
+    if phone.customer_id is None:
+        return False
+    customer = await session.get(Customer, phone.customer_id)
+    return bool(customer and customer.sending_paused)
+
+
+async def waba_of(session: AsyncSession, phone: PhoneNumber) -> Waba:
+    """The WABA a phone number sends under."""
+    return await waba_by_channel_id(session, phone.waba_id)
+
+
+async def waba_by_channel_id(session: AsyncSession, waba_id: str) -> Waba:
+    """A WABA by its channel id (it exists: phones and sends reference it)."""
+    return (await session.execute(select(Waba).where(Waba.waba_id == waba_id))).scalars().one()
+
+
+async def cached_media(
+    session: AsyncSession, *, phone_number_id: str, source_url: str, since: datetime
+) -> MediaAsset | None:
+    """The newest upload of this link for this phone, if recent enough to reuse."""
+    stmt = (
+        select(MediaAsset)
+        .where(
+            MediaAsset.phone_number_id == phone_number_id,
+            MediaAsset.source_url == source_url,
+            MediaAsset.created_at >= since,
+        )
+        .order_by(MediaAsset.created_at.desc())  # type: ignore[attr-defined]
+    )
+    return (await session.execute(stmt)).scalars().first()
+
+
+async def mark_conversation_read(session: AsyncSession, *, phone_number_id: str, wa_message_id: str) -> None:
+    """Clear the unread count of the conversation an inbound message belongs to."""
+    conversation_id = (
+        await session.execute(
+            select(Message.conversation_id).where(
+                Message.phone_number_id == phone_number_id,
+                Message.wa_message_id == wa_message_id,
+                Message.direction == "inbound",
+            )
+        )
+    ).scalar_one_or_none()
+    if conversation_id:
+        await session.execute(
+            update(Conversation).where(Conversation.id == conversation_id).values(unread_count=0)
+        )
+
+
+async def find_template(session: AsyncSession, *, waba_id: str, name: str, language: str) -> Template | None:
+    """The stored template of this WABA, name and language, if synced or created here."""
+    stmt = select(Template).where(
+        Template.waba_id == waba_id, Template.name == name, Template.language == language
+    )
+    return (await session.execute(stmt)).scalars().first()
+
+
+async def template_elsewhere(
+    session: AsyncSession, *, tenant_id: str, name: str, language: str, not_waba_id: str
+) -> bool:
+    """Whether the tenant has this template under another of its WABAs."""
+    stmt = select(Template.id).where(
+        Template.tenant_id == tenant_id,
+        Template.name == name,
+        Template.language == language,
+        Template.waba_id != not_waba_id,
+    )
+    return (await session.execute(stmt.limit(1))).first() is not None
+
+
+async def queued_count(session: AsyncSession, phone_number_id: str) -> int:
+    """How many sends wait on one phone number."""
+    stmt = (
+        select(func.count())
+        .select_from(Message)
+        .where(Message.phone_number_id == phone_number_id, Message.status == QUEUED)
+    )
+    return int((await session.execute(stmt)).scalar_one())
+
+
+async def send_with_context(
+    session: AsyncSession, message_id: str
+) -> tuple[Message, Conversation | None, Contact | None]:
+    """A send's message with its conversation and contact, fresh from the database, in one round trip."""
+    row = (
+        await session.execute(
+            select(Message, Conversation, Contact)
+            .outerjoin(Conversation, Conversation.id == Message.conversation_id)  # type: ignore[arg-type]
+            .outerjoin(Contact, Contact.id == Conversation.contact_id)  # type: ignore[arg-type]
+            .where(Message.id == message_id)
+            .execution_options(populate_existing=True)
+        )
+    ).first()
+    if row is None:
+        raise RuntimeError(f"message {message_id} vanished")
+    return row[0], row[1], row[2]
+
+
+async def settle_send(
+    session: AsyncSession,
+    message: Message,
+    *,
+    now: datetime,
+    wa_message_id: str | None = None,
+    failure: UpstreamFailureInfo | None = None,
+    transient: bool = False,
+) -> bool:
+    """Store what the upstream answered on a queued send; False when an earlier attempt settled it already."""
+    if message.status != QUEUED:
+        return False
+    message.status = send_outcome_status(failed=failure is not None, transient=transient)
+    if failure is None:
+        # to_phone stays canonical even when the alternate form got through.
+        message.wa_message_id = wa_message_id
+    else:
+        message.error_code = failure.code
+        message.error_title = failure.error_title
+        message.error_message = failure.error_message
+    message.status_updated_at = now
+    await session.flush()
+    return True
+
+
+@dataclass(frozen=True)
+class MessageFilters:
+    phone_number_id: str | None = None
+    direction: str | None = None
+    status: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    contact_phone: str | None = None
+    conversation_id: str | None = None
+
+
+async def list_messages(
+    session: AsyncSession, tenant_id: str, filters: MessageFilters, *, page: int, per_page: int
+) -> tuple[list[Message], int]:
+    """The tenant's messages, newest first, filtered."""
+    stmt = owned(Message, tenant_id)
+    if filters.phone_number_id:
+        stmt = stmt.where(Message.phone_number_id == filters.phone_number_id)
+    if filters.direction:
+        stmt = stmt.where(Message.direction == filters.direction)
+    if filters.status:
+        stmt = stmt.where(Message.status == filters.status)
+    if filters.since:
+        stmt = stmt.where(Message.created_at >= filters.since)
+    if filters.until:
+        stmt = stmt.where(Message.created_at <= filters.until)
+    if filters.conversation_id:
+        stmt = stmt.where(Message.conversation_id == filters.conversation_id)
+    if filters.contact_phone:
+        forms = phone_variants(filters.contact_phone)
+        stmt = stmt.where(or_(Message.to_phone.in_(forms), Message.from_phone.in_(forms)))  # type: ignore[union-attr]
+    stmt = stmt.order_by(Message.created_at.desc(), Message.id.desc())  # type: ignore[attr-defined]
+    return await paginate(session, stmt, page=page, per_page=per_page)
+
+
+async def claim_retry(
+    session: AsyncSession, message_id: str, *, now: datetime, guard: timedelta
+) -> datetime | None:
+    """Atomically note a retry request (across processes).
+
+    None when this request got it; otherwise when the previous request was
+    made, which is within ``guard`` of now.
+    """
+    result = await session.execute(
+        update(_messages)
+        .where(
+            _messages.c.id == message_id,
+            or_(
+                _messages.c.last_retry_requested_at.is_(None),
+                _messages.c.last_retry_requested_at <= now - guard,
+            ),
+        )
+        .values(last_retry_requested_at=now)
+        .returning(_messages.c.id)
+    )
+    if result.first() is not None:
+        return None
+    stmt = select(Message.last_retry_requested_at).where(Message.id == message_id)
+    return (await session.execute(stmt)).scalar_one_or_none() or now
+
+
+async def live_retry_of(session: AsyncSession, original_id: str) -> Message | None:
+    """The newest retry of a message that has not failed (queued, sent, delivered or read), if any."""
+    stmt = (
+        select(Message)
+        .where(
+            Message.retry_of_message_id == original_id,
+            Message.status.not_in(RETRYABLE_STATUSES),  # type: ignore[attr-defined]
+        )
+        .order_by(Message.created_at.desc(), Message.id.desc())  # type: ignore[attr-defined]
+        .limit(1)
+    )
+    return (await session.execute(stmt)).scalars().first()
+
+
+async def release_retry(session: AsyncSession, message_id: str) -> None:
+    """Forget a retry request that was refused, so a corrected one may follow at once."""
+    await session.execute(
+        update(_messages).where(_messages.c.id == message_id).values(last_retry_requested_at=None)
+    )
+
+
+async def mark_workflow_started(session: AsyncSession, message_id: str, *, at: datetime) -> None:
+    """Note that a message's send workflow exists (the sweeper skips such messages)."""
+    await session.execute(
+        update(_messages)
+        .where(_messages.c.id == message_id, _messages.c.workflow_started_at.is_(None))
+        .values(workflow_started_at=at)
+    )
+
+
+async def stale_unstarted(
+    session: AsyncSession, *, older_than: datetime, limit: int
+) -> list[tuple[Message, PhoneNumber]]:
+    """Queued messages whose send workflow was never seen to start, oldest first."""
+    stmt = (
+        select(Message, PhoneNumber)
+        .join(PhoneNumber, PhoneNumber.phone_number_id == Message.phone_number_id)  # type: ignore[arg-type]
+        .where(
+            Message.status == QUEUED,
+            Message.workflow_started_at.is_(None),  # type: ignore[union-attr]
+            Message.created_at < older_than,
+        )
+        .order_by(Message.created_at)  # type: ignore[arg-type]
+        .limit(limit)
+    )
+    return [(row[0], row[1]) for row in (await session.execute(stmt)).all()]

@@ -1,0 +1,253 @@
+"""SQL for dispatching events to webhooks and recording delivery attempts.
+
+Every write here is idempotent, because activities are retried: a delivery
+row per (event, webhook) with a deterministic id, an attempt row per
+(delivery, attempt) inserted at most once, a delivery settled only from
+``pending``, an auto-disable applied only to a webhook not already disabled.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, or_, update
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlmodel import col, select
+
+from switchboard.domain.events import WEBHOOK_TEST, matches
+from switchboard.models.base import new_id
+from switchboard.models.events import Event, WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from switchboard.store.tables import table_of
+from switchboard.store.webhooks.common import dialect_insert, utc_literal
+
+PENDING = "pending"
+# A busy endpoint's row is rewritten at most this often while its state stays
+# the same, so thousands of attempts a second do not queue on one hot row.
+CLOCK_GRANULARITY = timedelta(seconds=60)
+
+_deliveries = table_of(WebhookDelivery)
+_attempts = table_of(WebhookAttempt)
+_endpoints = table_of(WebhookEndpoint)
+_events = table_of(Event)
+
+
+def delivery_id_for(event_id: str, webhook_id: str) -> str:
+    """The one delivery id an (event, webhook) pair may have: time-ordered like the event, then a digest."""
+    digest = hashlib.sha256(f"{event_id}:{webhook_id}".encode()).hexdigest()[:20]
+    return f"dlv_{event_id.split('_', 1)[-1][:10]}{digest}"
+
+
+def is_active(webhook: WebhookEndpoint) -> bool:
+    """Enabled and not auto-disabled: the only webhooks that get deliveries."""
+    return webhook.enabled and webhook.auto_disabled_at is None
+
+
+async def plan_deliveries(session: AsyncSession, event_id: str) -> tuple[Event | None, list[WebhookDelivery]]:
+    """Create the event's delivery rows (active, matching webhooks) and return those still pending."""
+    event = await session.get(Event, event_id)
+    if event is None:
+        return None, []
+    await _insert_deliveries(session, event)
+    pending = select(WebhookDelivery).where(
+        WebhookDelivery.event_id == event.id, WebhookDelivery.status == PENDING
+    )
+    return event, list((await session.execute(pending.order_by(WebhookDelivery.id))).scalars())
+
+
+async def plan_recorded_deliveries(
+    session: AsyncSession, event_ids: list[str]
+) -> list[tuple[Event, list[str]]]:
+    """Create the deliveries of events recorded in this transaction and still undispatched.
+
+    Each such event with the ids of its matching webhooks (its deliveries are
+    new, so none is read back); events stored already dispatched are left out.
+    """
+    if not event_ids:
+        return []
+    stmt = select(Event).where(col(Event.id).in_(event_ids), col(Event.dispatched_at).is_(None))
+    events = sorted((await session.execute(stmt)).scalars(), key=lambda e: event_ids.index(e.id))
+    return [(event, await _insert_deliveries(session, event)) for event in events]
+
+
+async def _insert_deliveries(session: AsyncSession, event: Event) -> list[str]:
+    """Insert one delivery per active, matching webhook (idempotent); the webhooks' ids."""
+    stmt = select(WebhookEndpoint).where(
+        WebhookEndpoint.tenant_id == event.tenant_id,
+        col(WebhookEndpoint.enabled).is_(True),
+        col(WebhookEndpoint.auto_disabled_at).is_(None),
+    )
+    if event.kind == WEBHOOK_TEST:
+        stmt = stmt.where(WebhookEndpoint.id == event.payload.get("webhook_id"))
+    webhooks = [
+        w
+        for w in (await session.execute(stmt)).scalars()
+        if matches(w.events, w.phone_number_id, event.kind, event.phone_number_id)
+    ]
+    if webhooks:
+        rows = [
+            {
+                "id": delivery_id_for(event.id, w.id),
+                "tenant_id": event.tenant_id,
+                "event_id": event.id,
+                "webhook_id": w.id,
+                "status": PENDING,
+                "attempts": 0,
+                "created_at": event.created_at,
+            }
+            for w in webhooks
+        ]
+        await session.execute(
+            dialect_insert(session, _deliveries)
+            .values(rows)
+            .on_conflict_do_nothing(index_elements=[_deliveries.c.id])
+        )
+    return [w.id for w in webhooks]
+
+
+async def mark_dispatched(session: AsyncSession, event_id: str, *, at: datetime) -> None:
+    """Stamp the outbox row so the sweeper leaves it alone."""
+    await session.execute(
+        update(_events)
+        .where(_events.c.id == event_id, _events.c.dispatched_at.is_(None))
+        .values(dispatched_at=at)
+    )
+
+
+async def mark_dispatched_many(session: AsyncSession, event_ids: list[str], *, at: datetime) -> None:
+    """Stamp several outbox rows in one statement."""
+    if event_ids:
+        await session.execute(
+            update(_events)
+            .where(_events.c.id.in_(event_ids), _events.c.dispatched_at.is_(None))
+            .values(dispatched_at=at)
+        )
+
+
+async def undispatched_events(session: AsyncSession, *, created_before: datetime, limit: int) -> list[str]:
+    """Outbox rows a crash left undispatched (oldest first)."""
+    stmt = (
+        select(Event.id)
+        .where(col(Event.dispatched_at).is_(None), Event.created_at < created_before)
+        .order_by(col(Event.created_at))
+        .limit(limit)
+    )
+    return list((await session.execute(stmt)).scalars())
+
+
+@dataclass(frozen=True)
+class DeliveryContext:
+    delivery: WebhookDelivery
+    webhook: WebhookEndpoint | None
+    event: Event
+
+
+async def load_delivery(session: AsyncSession, delivery_id: str) -> DeliveryContext | None:
+    """The delivery with its webhook (None once deleted) and event; None when the delivery is gone."""
+    delivery = await session.get(WebhookDelivery, delivery_id)
+    if delivery is None:
+        return None
+    webhook = await session.get(WebhookEndpoint, delivery.webhook_id, populate_existing=True)
+    event = await session.get(Event, delivery.event_id)
+    if event is None:
+        return None
+    return DeliveryContext(delivery=delivery, webhook=webhook, event=event)
+
+
+async def recorded_attempt(session: AsyncSession, delivery_id: str, attempt: int) -> WebhookAttempt | None:
+    """An attempt already recorded (a retried activity returns it instead of posting again)."""
+    stmt = select(WebhookAttempt).where(
+        WebhookAttempt.delivery_id == delivery_id, WebhookAttempt.attempt == attempt
+    )
+    return (await session.execute(stmt)).scalars().first()
+
+
+async def record_attempt(
+    session: AsyncSession,
+    delivery: WebhookDelivery,
+    *,
+    attempt: int,
+    success: bool,
+    status_code: int | None,
+    latency_ms: int | None,
+    error: str | None,
+    at: datetime,
+) -> bool:
+    """Insert the attempt once and move the webhook's failure clock; False when it was already recorded."""
+    stmt = (
+        dialect_insert(session, _attempts)
+        .values(
+            id=new_id("att", at=at),
+            tenant_id=delivery.tenant_id,
+            webhook_id=delivery.webhook_id,
+            delivery_id=delivery.id,
+            attempt=attempt,
+            success=success,
+            status_code=status_code,
+            latency_ms=latency_ms,
+            error=error,
+            attempted_at=at,
+        )
+        .on_conflict_do_nothing(index_elements=[_attempts.c.delivery_id, _attempts.c.attempt])
+        .returning(_attempts.c.id)
+    )
+    if (await session.execute(stmt)).scalar() is None:
+        return False
+    await session.execute(update(_deliveries).where(_deliveries.c.id == delivery.id).values(attempts=attempt))
+    e = _endpoints.c
+    stale = at - CLOCK_GRANULARITY
+    if success:
+        changes: dict[str, Any] = {"failing_since": None, "exhausted_since_success": 0, "last_success_at": at}
+        worth_writing = or_(
+            e.failing_since.is_not(None),
+            e.exhausted_since_success != 0,
+            e.last_success_at.is_(None),
+            e.last_success_at <= stale,
+        )
+    else:
+        changes = {"failing_since": func.coalesce(e.failing_since, utc_literal(at)), "last_failure_at": at}
+        worth_writing = or_(
+            e.failing_since.is_(None), e.last_failure_at.is_(None), e.last_failure_at <= stale
+        )
+    await session.execute(
+        update(_endpoints).where(e.id == delivery.webhook_id, worth_writing).values(**changes)
+    )
+    return True
+
+
+async def settle_delivery(session: AsyncSession, delivery_id: str, *, status: str, at: datetime) -> bool:
+    """Move a pending delivery to its final status; False when it was already settled (or deleted)."""
+    stmt = (
+        update(_deliveries)
+        .where(_deliveries.c.id == delivery_id, _deliveries.c.status == PENDING)
+        .values(status=status, completed_at=at)
+        .returning(_deliveries.c.webhook_id)
+    )
+    return (await session.execute(stmt)).scalar() is not None
+
+
+async def count_exhausted(session: AsyncSession, webhook_id: str) -> WebhookEndpoint | None:
+    """Count one more exhausted delivery while the webhook is failing; the refreshed webhook."""
+    await session.execute(
+        update(_endpoints)
+        .where(_endpoints.c.id == webhook_id, _endpoints.c.failing_since.is_not(None))
+        .values(exhausted_since_success=_endpoints.c.exhausted_since_success + 1)
+    )
+    return await session.get(WebhookEndpoint, webhook_id, populate_existing=True)
+
+
+async def auto_disable(
+    session: AsyncSession, webhook_id: str, *, reason: str, at: datetime
+) -> WebhookEndpoint | None:
+    """Set the auto-disabled state unless already set; the webhook when this call disabled it."""
+    stmt = (
+        update(_endpoints)
+        .where(_endpoints.c.id == webhook_id, _endpoints.c.auto_disabled_at.is_(None))
+        .values(auto_disabled_at=at, auto_disabled_reason=reason, health_state="auto_disabled", updated_at=at)
+        .returning(_endpoints.c.id)
+    )
+    if (await session.execute(stmt)).scalar() is None:
+        return None
+    return await session.get(WebhookEndpoint, webhook_id, populate_existing=True)

@@ -1,0 +1,18 @@
+"""The Temporal client every process uses (API, worker, CLI), with our data converter."""
+
+from __future__ import annotations
+
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+
+from switchboard.settings import Settings
+
+
+async def connect_temporal(settings: Settings, *, lazy: bool = True) -> Client:
+    """A client with the pydantic data converter our payloads use; lazy so a process starts before Temporal."""
+    return await Client.connect(
+        settings.temporal_address,
+        namespace=settings.temporal_namespace,
+        data_converter=pydantic_data_converter,
+        lazy=lazy,
+    )

@@ -1,0 +1,141 @@
+"""Worker composition root: builds clients and activities, runs the Temporal worker.
+
+Every workflow (workflows/registry.py) and activity (activities/registry.py)
+of the service is registered here on ``TEMPORAL_TASK_QUEUE``. Run it as
+``switchboard worker`` or ``python -m switchboard.worker``; run as many as the load needs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import timedelta
+from typing import Any
+
+import httpx
+from sqlalchemy.ext.asyncio import AsyncEngine
+from temporalio.client import (
+    Client,
+    Schedule,
+    ScheduleActionStartWorkflow,
+    ScheduleAlreadyRunningError,
+    ScheduleIntervalSpec,
+    ScheduleSpec,
+)
+from temporalio.types import MethodAsyncNoParam
+from temporalio.worker import Worker
+
+from switchboard.activities.deps import ActivityDeps
+from switchboard.activities.registry import build_activities
+from switchboard.activities.tools.egress import EgressGuard
+from switchboard.activities.tools.http_client import GuardedTransport
+from switchboard.logs import configure_logging
+from switchboard.settings import Settings
+from switchboard.store.database import create_engine, session_factory
+from switchboard.temporal_client import connect_temporal
+from switchboard.workflows.event_dispatch import SweepEventOutboxWorkflow
+from switchboard.workflows.maintenance import (
+    PruneRateLimitCountersWorkflow,
+    SweepAgentTurnsWorkflow,
+    SweepQueuedSendsWorkflow,
+)
+from switchboard.workflows.registry import WORKFLOWS
+from switchboard.workflows.retention import InboundHousekeepingWorkflow
+from switchboard.workflows.template_sync import SyncTemplatesWorkflow
+
+log = logging.getLogger("switchboard.worker")
+
+
+def build_deps(client: Client, settings: Settings, engine: AsyncEngine) -> ActivityDeps:
+    """The clients activities share (one HTTP pool, one engine)."""
+    http = httpx.AsyncClient(timeout=httpx.Timeout(10.0, connect=5.0), follow_redirects=False)
+    guard = EgressGuard(allow_private=settings.tool_egress_allow_private)
+    egress_http = httpx.AsyncClient(
+        transport=GuardedTransport(guard, limits=httpx.Limits(max_connections=100)),
+        timeout=httpx.Timeout(30.0, connect=5.0),
+        follow_redirects=False,
+        trust_env=False,
+    )
+    return ActivityDeps(
+        settings=settings,
+        engine=engine,
+        sessions=session_factory(engine),
+        http=http,
+        temporal=client,
+        egress_http=egress_http,
+    )
+
+
+async def close_deps(deps: ActivityDeps) -> None:
+    """Close the HTTP pools."""
+    await deps.http.aclose()
+    await deps.egress_http.aclose()
+    if deps.providers is not None:
+        await deps.providers.aclose()
+
+
+def build_worker(client: Client, deps: ActivityDeps, *, max_concurrent: int = 50) -> Worker:
+    """A worker on the configured task queue with every workflow and activity."""
+    return Worker(
+        client,
+        task_queue=deps.settings.temporal_task_queue,
+        workflows=list(WORKFLOWS),
+        activities=build_activities(deps),
+        max_concurrent_activities=max_concurrent,
+    )
+
+
+# (schedule id suffix, workflow run method, interval). Add one line per schedule.
+SCHEDULES: list[tuple[str, MethodAsyncNoParam[Any, Any], timedelta]] = [
+    ("prune-rate-limits", PruneRateLimitCountersWorkflow.run, timedelta(minutes=1)),
+    ("resume-queued-sends", SweepQueuedSendsWorkflow.run, timedelta(seconds=30)),
+    ("webhook-outbox-sweep", SweepEventOutboxWorkflow.run, timedelta(seconds=30)),
+    ("inbound-housekeeping", InboundHousekeepingWorkflow.run, timedelta(minutes=1)),
+    ("agent-turn-sweep", SweepAgentTurnsWorkflow.run, timedelta(seconds=30)),
+    # Safety net behind template status webhooks (docs/messaging.md, "Template approvals").
+    ("template-sync", SyncTemplatesWorkflow.run, timedelta(hours=1)),
+]
+
+
+async def ensure_schedules(client: Client, settings: Settings) -> None:
+    """Create the housekeeping schedules once; later calls are no-ops."""
+    for suffix, run, every in SCHEDULES:
+        schedule = Schedule(
+            action=ScheduleActionStartWorkflow(
+                run, id=f"maintenance-{suffix}", task_queue=settings.temporal_task_queue
+            ),
+            spec=ScheduleSpec(intervals=[ScheduleIntervalSpec(every=every)]),
+        )
+        try:
+            await client.create_schedule(f"{settings.temporal_task_queue}-{suffix}", schedule)
+        except ScheduleAlreadyRunningError:
+            pass
+
+
+async def run_worker(settings: Settings, *, stop: asyncio.Event | None = None) -> None:
+    """Connect, make sure schedules exist, and run until ``stop`` is set (or forever)."""
+    engine = create_engine(settings.database_url)
+    client = await connect_temporal(settings, lazy=False)
+    await ensure_schedules(client, settings)
+    deps = build_deps(client, settings, engine)
+    worker = build_worker(client, deps)
+    log.info("worker started", extra={"task_queue": settings.temporal_task_queue})
+    try:
+        if stop is None:
+            await worker.run()
+        else:
+            async with worker:
+                await stop.wait()
+    finally:
+        await close_deps(deps)
+        await engine.dispose()
+
+
+def main() -> None:
+    settings = Settings()
+    configure_logging(settings.log_level)
+    asyncio.run(run_worker(settings))
+
+
+if __name__ == "__main__":
+    main()

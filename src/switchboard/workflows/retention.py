@@ -1,0 +1,38 @@
+"""InboundHousekeeping: every minute, hand over stranded raw envelopes and prune old ones.
+
+An envelope is stored before POST /channel/webhook answers 200; if Temporal
+was unreachable at that moment, this sweep starts its ProcessInbound run.
+Envelopes (and the dedup ledger) older than the retention are deleted here;
+messages and their metadata never are.
+"""
+
+from __future__ import annotations
+
+from temporalio import workflow
+
+from switchboard.workflows.inbound import ProcessInboundWorkflow
+from switchboard.workflows.policies import HOUSEKEEPING
+
+with workflow.unsafe.imports_passed_through():
+    from switchboard.activities.retention import RetentionActivities
+    from switchboard.models.inbound import HousekeepingInput, InboundHousekeepingResult
+
+
+@workflow.defn(name="InboundHousekeeping")
+class InboundHousekeepingWorkflow:
+    """Sweeps unprocessed raw inbound envelopes, then applies the retention."""
+
+    @workflow.run
+    async def run(self) -> InboundHousekeepingResult:
+        now = HousekeepingInput(now=workflow.now())
+        sweep = await workflow.execute_activity_method(
+            RetentionActivities.sweep_raw_inbound, now, **HOUSEKEEPING
+        )
+        retention = await workflow.execute_activity_method(
+            RetentionActivities.prune_raw_inbound, now, **HOUSEKEEPING
+        )
+        return InboundHousekeepingResult(sweep=sweep, retention=retention)
+
+
+# Registered by workflows/registry.py.
+INBOUND_WORKFLOWS: list[type] = [ProcessInboundWorkflow, InboundHousekeepingWorkflow]

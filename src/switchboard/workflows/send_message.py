@@ -1,0 +1,173 @@
+"""One outbound message, from queued to sent or failed, durably.
+
+Steps: wait for a throughput slot of the phone (queueing when over the tier),
+prepare link media (download once, upload), send, and on a 131030 (recipient
+number format) send once more with the alternate phone form; then record the
+outcome. Every step survives a worker crash: the workflow resumes where it was
+and the message is sent, not lost. The throughput slot and the outcome record
+are short writes to our own database, so they run as local activities (no
+task-queue round trip); the upstream call is a regular activity.
+
+The result is a typed ``SendReport`` (the message as sent, or why it failed);
+the API renders the spec's answer from it. Histories recorded before that type
+hold a rendered ``{status_code, body}`` as the outcome activity's result;
+``SendReport`` reads that shape too (see ``tests/workflows/test_send_replay.py``),
+so the command sequence is unchanged and no ``workflow.patched`` is needed.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.exceptions import ActivityError, ApplicationError, RetryState
+from temporalio.exceptions import TimeoutError as TemporalTimeout
+from temporalio.workflow import ActivityConfig
+
+from switchboard.workflows.policies import LOCAL_WRITE, MEDIA_TRANSFER, UPSTREAM_SEND
+
+with workflow.unsafe.imports_passed_through():
+    from switchboard.activities.channel import ChannelActivities
+    from switchboard.activities.media import MediaActivities
+    from switchboard.activities.sends import SendRecordActivities
+    from switchboard.domain.send_payload.cloud_body import with_media_body
+    from switchboard.models.send import (
+        SEND_WORKFLOW,
+        MediaPrepare,
+        SendAttempt,
+        SendAttemptResult,
+        SendInput,
+        SendOutcome,
+        SendReport,
+        SlotRequest,
+        UpstreamFailureInfo,
+        send_workflow_id,
+    )
+
+
+def workflow_id(message_id: str) -> str:
+    """The one workflow id a message's send may run under."""
+    return send_workflow_id(message_id)
+
+
+@workflow.defn(name=SEND_WORKFLOW)
+class SendMessageWorkflow:
+    """Sends one message and records its outcome."""
+
+    @workflow.run
+    async def run(self, request: SendInput) -> SendReport:
+        body = request.body
+        if request.media_link and request.media_type:
+            prepared = await workflow.execute_activity_method(
+                MediaActivities.prepare_link,
+                MediaPrepare(
+                    tenant_id=request.tenant_id,
+                    phone_number_id=request.phone_number_id,
+                    waba_id=request.waba_id,
+                    link=request.media_link,
+                    media_type=request.media_type,
+                ),
+                **MEDIA_TRANSFER,
+            )
+            if prepared.failure is not None or prepared.media_id is None:
+                return await self._record(request, failure=prepared.failure)
+            body = with_media_body(body, request.media_type, prepared.media_id)
+        result = await self._send(request, body)
+        sent_to = None
+        if result.failure is not None and result.failure.retry_alternate_phone and request.alternate_to:
+            sent_to = request.alternate_to
+            result = await self._send(request, {**body, "to": "+" + request.alternate_to})
+        transient = result.failure is not None and result.failure.code == UNAVAILABLE
+        return await self._record(
+            request,
+            wa_message_id=result.wa_message_id,
+            failure=result.failure,
+            sent_to=sent_to,
+            transient=transient,
+        )
+
+    async def _send(self, request: SendInput, body: dict) -> SendAttemptResult:
+        if request.per_second is not None:
+            await self._wait_for_slot(request.phone_number_id, request.per_second)
+        # The retry window comes with the request (SEND_RETRY_WINDOW_SECONDS), not from the policy.
+        options: ActivityConfig = {
+            **UPSTREAM_SEND,
+            "schedule_to_close_timeout": timedelta(seconds=request.retry_window_seconds),
+        }
+        try:
+            return await workflow.execute_activity_method(
+                ChannelActivities.send,
+                SendAttempt(
+                    message_id=request.message_id,
+                    tenant_id=request.tenant_id,
+                    phone_number_id=request.phone_number_id,
+                    waba_id=request.waba_id,
+                    body=body,
+                ),
+                **options,
+            )
+        except ActivityError as err:
+            # Retries ran out (the retry window passed: the last failure was a retryable one or a
+            # timeout), or the upstream broke protocol (non-retryable).
+            cause = err.cause
+            exhausted = (
+                err.retry_state == RetryState.TIMEOUT
+                or isinstance(cause, TemporalTimeout)
+                or (isinstance(cause, ApplicationError) and cause.type == "UpstreamRetryable")
+            )
+            return SendAttemptResult(failure=_unavailable() if exhausted else _protocol_error(str(cause)))
+
+    async def _wait_for_slot(self, phone_number_id: str, per_second: int) -> None:
+        while True:
+            wait = await workflow.execute_local_activity_method(
+                ChannelActivities.acquire_slot,
+                SlotRequest(phone_number_id=phone_number_id, per_second=per_second),
+                **LOCAL_WRITE,
+            )
+            if wait <= 0:
+                return
+            # Jitter spreads queued sends over the next second instead of a thundering herd.
+            await workflow.sleep(timedelta(seconds=wait + workflow.random().random() * 0.2))
+
+    async def _record(
+        self,
+        request: SendInput,
+        *,
+        wa_message_id: str | None = None,
+        failure: UpstreamFailureInfo | None = None,
+        sent_to: str | None = None,
+        transient: bool = False,
+    ) -> SendReport:
+        outcome = SendOutcome(
+            message_id=request.message_id,
+            tenant_id=request.tenant_id,
+            idempotency_key=request.idempotency_key,
+            wa_message_id=wa_message_id,
+            failure=failure,
+            sent_to=sent_to,
+            transient=transient,
+        )
+        return await workflow.execute_local_activity_method(
+            SendRecordActivities.record_outcome, outcome, **LOCAL_WRITE
+        )
+
+
+UNAVAILABLE = "UPSTREAM_UNAVAILABLE"
+
+
+def _unavailable() -> UpstreamFailureInfo:
+    return UpstreamFailureInfo(
+        code=UNAVAILABLE,
+        status_code=503,
+        error_title="Upstream unavailable",
+        error_message="the upstream did not accept the message within the retry window",
+    )
+
+
+def _protocol_error(detail: str) -> UpstreamFailureInfo:
+    return UpstreamFailureInfo(
+        code="UPSTREAM_PROTOCOL_ERROR",
+        status_code=502,
+        error_title="Upstream answered unexpectedly",
+        error_message=f"the upstream answered in a way the service cannot use: {detail}",
+    )

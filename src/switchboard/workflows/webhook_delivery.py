@@ -1,0 +1,105 @@
+"""DeliverWebhook: one event to one webhook, retried on the policy's schedule with durable timers.
+
+Each attempt is one activity that POSTs and records the outcome; between
+attempts the workflow sleeps the jittered delay (jitter from
+``workflow.random()``, so replays agree), raised to the overload floor after
+a 429 or a timeout and stretched to a receiver's ``Retry-After`` within the
+policy's bounds. A 2xx ends it; a 410 or an exhausted schedule settles it as
+``gone`` or ``failed`` (which may auto-disable the webhook); a webhook found
+disabled or deleted before an attempt ends it as ``canceled``.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.exceptions import ActivityError
+
+from switchboard.workflows.policies import WEBHOOK_ATTEMPT, WEBHOOK_BOOKKEEPING, WEBHOOK_NOTIFY
+
+with workflow.unsafe.imports_passed_through():
+    from switchboard.activities.notifications import NotificationActivities
+    from switchboard.activities.webhooks.delivery import WebhookDeliveryActivities
+    from switchboard.activities.webhooks.types import (
+        DELIVERY_WORKFLOW,
+        AttemptInput,
+        AttemptResult,
+        DeliveryInput,
+        DeliveryOutcome,
+        DeliveryReport,
+        FinishInput,
+    )
+    from switchboard.domain.webhook_policy import next_retry_delay
+
+
+# Histories recorded before a successful attempt settled its own delivery still call finish_delivery.
+SETTLED_WITH_ATTEMPT = "delivery-settled-with-attempt"
+
+
+@workflow.defn(name=DELIVERY_WORKFLOW)
+class DeliverWebhookWorkflow:
+    """Attempts one delivery until success, 410, exhaustion or the webhook's disabling."""
+
+    @workflow.run
+    async def run(self, request: DeliveryInput) -> DeliveryReport:
+        policy = request.schedule.policy()
+        delivery_id = request.delivery.delivery_id
+        attempt = 0
+        while True:
+            attempt += 1
+            result: AttemptResult = await workflow.execute_activity_method(
+                WebhookDeliveryActivities.attempt_delivery,
+                AttemptInput(delivery_id=delivery_id, attempt=attempt, at=workflow.now()),
+                **WEBHOOK_ATTEMPT,
+            )
+            await self._notify(result.notification_ids)
+            outcome = self._outcome(result)
+            if outcome is None:
+                delay = next_retry_delay(
+                    attempt,
+                    result.status_code,
+                    random_unit=workflow.random().random(),
+                    retry_after_seconds=result.retry_after_seconds,
+                    timed_out=result.timed_out,
+                    policy=policy,
+                )
+                if delay is not None:
+                    await workflow.sleep(timedelta(seconds=delay))
+                    continue
+                outcome = DeliveryOutcome.FAILED
+            break
+        if result.settled and workflow.patched(SETTLED_WITH_ATTEMPT):
+            return DeliveryReport(delivery_id=delivery_id, outcome=outcome, attempts=attempt)
+        finished = await workflow.execute_activity_method(
+            WebhookDeliveryActivities.finish_delivery,
+            FinishInput(delivery_id=delivery_id, outcome=outcome, at=workflow.now()),
+            **WEBHOOK_BOOKKEEPING,
+        )
+        await self._notify(finished.notification_ids)
+        attempts = attempt - 1 if outcome is DeliveryOutcome.CANCELED else attempt
+        return DeliveryReport(
+            delivery_id=delivery_id, outcome=outcome, attempts=attempts, auto_disabled=finished.auto_disabled
+        )
+
+    @staticmethod
+    def _outcome(result: AttemptResult) -> DeliveryOutcome | None:
+        if result.stopped:
+            return DeliveryOutcome.CANCELED
+        if result.success:
+            return DeliveryOutcome.SUCCEEDED
+        if result.status_code == 410:
+            return DeliveryOutcome.GONE
+        return None
+
+    async def _notify(self, notification_ids: list[str]) -> None:
+        for notification_id in notification_ids:
+            try:
+                await workflow.execute_activity_method(
+                    NotificationActivities.send_owner_notification, notification_id, **WEBHOOK_NOTIFY
+                )
+            except ActivityError:
+                # The row stays pending; the outbox sweeper mails it later.
+                workflow.logger.warning(
+                    "owner notification left to the sweeper", extra={"id": notification_id}
+                )
