@@ -59,7 +59,7 @@ def _cli(*args: str, database_url: str, secrets_key: str) -> dict:
         "LOG_LEVEL": "WARNING",
     }
     result = subprocess.run(
-        [sys.executable, "-m", "cli", "admin", *args, "--json"],
+        [sys.executable, "-m", "switchboard.cli", "admin", *args, "--json"],
         capture_output=True,
         text=True,
         env=env,
@@ -131,7 +131,7 @@ def test_admin_commands_provision_a_tenant(database_url):
 def test_admin_command_errors_exit_non_zero(database_url):
     env = {**os.environ, "DATABASE_URL": database_url, "SWITCHBOARD_ENV": "test", "LOG_LEVEL": "WARNING"}
     result = subprocess.run(
-        [sys.executable, "-m", "cli", "admin", "create-key", "ten_missing"],
+        [sys.executable, "-m", "switchboard.cli", "admin", "create-key", "ten_missing"],
         capture_output=True,
         text=True,
         env=env,
@@ -260,7 +260,7 @@ def test_dev_migrations_log_nothing_unless_verbose(tmp_path, quiet):
 
 def test_dev_points_api_simulator_and_temporal_at_each_others_ports():
     script = (
-        "import os, devstack\n"
+        "import os\nfrom switchboard import devstack\n"
         "devstack.use_ports(api_port=18001, sim_port=18101, temporal_port=17234)\n"
         "from switchboard.settings import Settings\n"
         "s = Settings()\n"

@@ -146,7 +146,7 @@ def _spawn_api(settings, port: int) -> subprocess.Popen[bytes]:
         "LOG_LEVEL": "WARNING",
     }
     return subprocess.Popen(
-        [sys.executable, "-m", "cli", "api", "--host", "127.0.0.1", "--port", str(port)],
+        [sys.executable, "-m", "switchboard.cli", "api", "--host", "127.0.0.1", "--port", str(port)],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
