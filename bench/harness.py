@@ -161,8 +161,217 @@ def fresh_sqlite_url() -> str:
 
     path = Path(tempfile.mkdtemp(prefix="sb-bench-")) / "bench.db"
     url = f"sqlite+aiosqlite:///{path}"
-    upgrade_to_head(url)
+    upgrade_to_head(url, quiet=True)
     return url
+
+
+def fresh_database_url(server_url: str | None) -> str:
+    """A fresh, migrated database: a SQLite file, or a new database on the PostgreSQL server of ``server_url``."""
+    if not server_url:
+        return fresh_sqlite_url()
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    from switchboard.store.migrate import upgrade_to_head
+
+    url = make_url(server_url)
+    if url.host not in ("127.0.0.1", "localhost", "::1"):
+        raise SystemExit(f"benchmarks run on loopback only, not against {url.host}")
+    name = f"sb_bench_{uuid.uuid4().hex[:10]}"
+    admin = url.set(drivername="postgresql", database="postgres").render_as_string(hide_password=False)
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    fresh = url.set(database=name).render_as_string(hide_password=False)
+    upgrade_to_head(fresh, quiet=True)
+    return fresh
+
+
+def database_label(database_url: str) -> str:
+    return "PostgreSQL" if database_url.startswith("postgresql") else "SQLite"
+
+
+def settings_env(settings: Any) -> dict[str, str]:
+    """The environment that gives a child process ``settings`` (every value that differs from the default)."""
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "TEMPORAL_", "SWITCHBOARD_"))
+    }
+    for name, field in type(settings).model_fields.items():
+        value = getattr(settings, name)
+        if value == field.default or value is None:
+            continue
+        alias = field.validation_alias if isinstance(field.validation_alias, str) else name
+        env[alias.upper()] = str(value).lower() if isinstance(value, bool) else str(value)
+    return env
+
+
+# The running service processes' pids by role ("api", "worker"), while service_processes() holds them.
+SERVICE_PIDS: dict[str, int] = {}
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _proc_cpu_seconds(pid: int) -> float:
+    """User plus system CPU of one process (Linux /proc), 0 once it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _descendants(pid: int) -> list[int]:
+    """``pid`` and every process below it (uvicorn's worker processes, say)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (FileNotFoundError, ProcessLookupError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry.name))
+    found, queue = [], [pid]
+    while queue:
+        current = queue.pop()
+        found.append(current)
+        queue.extend(children.get(current, []))
+    return found
+
+
+def temporal_server_pid(address: str) -> int | None:
+    """The dev server listening on ``address`` (host:port), found by its command line."""
+    port = address.rsplit(":", 1)[1]
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            args = (entry / "cmdline").read_bytes().split(b"\0")
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        if b"start-dev" in args and port.encode() in args:
+            return int(entry.name)
+    return None
+
+
+class CpuMeter:
+    """CPU seconds each named process tree used over a phase, to say where a unit of work's time goes."""
+
+    def __init__(self, roots: dict[str, int | None]) -> None:
+        self._roots = {name: pid for name, pid in roots.items() if pid is not None}
+        self._start: dict[str, float] = {}
+
+    def _now(self) -> dict[str, float]:
+        totals = {
+            name: sum(_proc_cpu_seconds(pid) for pid in _descendants(root))
+            for name, root in self._roots.items()
+        }
+        # This process: the load client, fake servers and, when embedded, the API and worker too.
+        totals["bench process"] = time.process_time()
+        return totals
+
+    def start(self) -> None:
+        self._start = self._now()
+
+    def per_unit_ms(self, units: int) -> dict[str, float]:
+        """CPU milliseconds per unit of work since start(), per process tree, and their total."""
+        now = self._now()
+        used = {name: (now[name] - self._start.get(name, 0.0)) * 1000 / max(units, 1) for name in now}
+        used["total"] = sum(used.values())
+        return {name: round(value, 1) for name, value in used.items()}
+
+
+def cpu_line(label: str, per_unit: dict[str, float]) -> str:
+    parts = ", ".join(f"{name} {value:.1f}" for name, value in per_unit.items() if name != "total")
+    return f"  CPU ms per {label}: {per_unit['total']:.1f} ({parts})"
+
+
+@asynccontextmanager
+async def embedded_or_processes(client: Any, settings: Any, *, processes: bool) -> AsyncIterator[str]:
+    """The service under test: in this process (API and worker sharing its loop) or as its own processes."""
+    if processes:
+        async with service_processes(settings) as url:
+            yield url
+        return
+    from switchboard.api.app import create_app
+    from switchboard.store.database import create_engine
+    from switchboard.worker import build_deps, build_worker, close_deps
+
+    engine = create_engine(settings.database_url)
+    deps = build_deps(client, settings, engine)
+    try:
+        async with build_worker(client, deps, max_concurrent=100), serve_app(create_app(settings)) as url:
+            yield url
+    finally:
+        await close_deps(deps)
+        await engine.dispose()
+
+
+def results_section(name: str, database_url: str, *, processes: bool) -> str:
+    """The results.json key of one run: the script's name, then the database and shape when not the default."""
+    if database_label(database_url) == "PostgreSQL":
+        name += ".postgres"
+    return name + (".processes" if processes else "")
+
+
+@asynccontextmanager
+async def service_processes(settings: Any, *, api_workers: int = 2) -> AsyncIterator[str]:
+    """The deployed shape: `switchboard api --workers N` and `switchboard worker` as their own processes.
+
+    Yields the API's base URL once /healthz answers 200; both processes are stopped on exit. Their pids
+    are in SERVICE_PIDS meanwhile (for CpuMeter).
+    """
+    import httpx
+
+    env = settings_env(settings)
+    port = free_port()
+    logs = Path(tempfile.mkdtemp(prefix="sb-bench-logs-"))
+    command = [sys.executable, "-m", "switchboard.cli"]
+    api_args = ["api", "--host", "127.0.0.1", "--port", str(port), "--workers", str(api_workers)]
+    processes = [
+        await asyncio.create_subprocess_exec(
+            *command,
+            *api_args,
+            env=env,
+            stdout=(logs / "api.log").open("wb"),
+            stderr=asyncio.subprocess.STDOUT,
+        ),
+        await asyncio.create_subprocess_exec(
+            *command,
+            "worker",
+            env=env,
+            stdout=(logs / "worker.log").open("wb"),
+            stderr=asyncio.subprocess.STDOUT,
+        ),
+    ]
+    base = f"http://127.0.0.1:{port}"
+    SERVICE_PIDS.update(api=processes[0].pid, worker=processes[1].pid)
+    try:
+        async with httpx.AsyncClient(timeout=5) as client:
+            for _ in range(300):
+                try:
+                    if (await client.get(f"{base}/healthz")).status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+                await asyncio.sleep(0.1)
+            else:
+                raise RuntimeError(f"the API did not come up; see {logs}")
+        yield base
+    finally:
+        SERVICE_PIDS.clear()
+        for process in processes:
+            if process.returncode is None:
+                process.terminate()
+        for process in processes:
+            try:
+                await asyncio.wait_for(process.wait(), timeout=15)
+            except TimeoutError:
+                process.kill()
 
 
 __all__ = [
@@ -172,6 +381,16 @@ __all__ = [
     "record_results",
     "bench_settings",
     "fresh_sqlite_url",
+    "fresh_database_url",
+    "database_label",
+    "service_processes",
+    "CpuMeter",
+    "cpu_line",
+    "temporal_server_pid",
+    "SERVICE_PIDS",
+    "embedded_or_processes",
+    "results_section",
+    "settings_env",
     "load",
     "ratio_line",
     "serve_app",

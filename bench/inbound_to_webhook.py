@@ -7,6 +7,9 @@
 - beside a bare Temporal workflow with one activity on the same Temporal server, same run
 
 Run: .venv/bin/python bench/inbound_to_webhook.py [--payloads N] [--concurrency C]
+         [--database-url postgresql+psycopg://postgres@127.0.0.1:5432/test] [--processes]
+(--database-url and --processes as in send_throughput.py: a PostgreSQL database, the API and worker as
+their own processes.)
 Loopback only; bounded in count and time. If the webhook side (POST /v1/webhooks and the dispatch
 workflows) is missing, only the accept figures and the baseline are printed.
 """
@@ -17,6 +20,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -25,15 +29,22 @@ import httpx
 from baseline_workflow import OneActivity, noop
 from fastapi import FastAPI, Request
 from harness import (
+    SERVICE_PIDS,
+    CpuMeter,
     Figures,
     bench_settings,
+    cpu_line,
+    database_label,
+    embedded_or_processes,
     figures_dict,
-    fresh_sqlite_url,
+    fresh_database_url,
     goal_line,
     load,
     record_results,
+    results_section,
     serve_app,
     temporal_dev_server,
+    temporal_server_pid,
 )
 from temporalio.worker import Worker
 
@@ -112,27 +123,22 @@ async def paced(
 
 async def main(args: argparse.Namespace) -> None:
     logging.disable(logging.WARNING)
-    from switchboard.api.app import create_app
     from switchboard.domain.signatures import hub_signature
-    from switchboard.store.database import create_engine
-    from switchboard.worker import build_deps, build_worker, close_deps
     from tests.support.tenants import provision_tenant
 
     admin_note = ""
     end_to_end: Figures | None = None
     unloaded: Figures | None = None
+    loaded_cpu: dict[str, float] | None = None
     async with temporal_dev_server() as env:
         address = env.client.service_client.config.target_host
-        settings = bench_settings(await asyncio.to_thread(fresh_sqlite_url), address)
+        settings = bench_settings(await asyncio.to_thread(fresh_database_url, args.database_url), address)
         admin = {"X-Admin-Key": settings.switchboard_admin_key}
-        engine = create_engine(settings.database_url)
-        deps = build_deps(env.client, settings, engine)
         arrivals: dict[str, float] = {}
         waiters: dict[str, asyncio.Event] = {}
         all_arrived = asyncio.Event()
         async with (
-            build_worker(env.client, deps, max_concurrent=100),
-            serve_app(create_app(settings)) as api_url,
+            embedded_or_processes(env.client, settings, processes=args.processes) as api_url,
             serve_app(receiver_app(arrivals, waiters, all_arrived, args.payloads)) as receiver_url,
             httpx.AsyncClient(base_url=api_url, timeout=60) as client,
         ):
@@ -180,6 +186,14 @@ async def main(args: argparse.Namespace) -> None:
             async def post_paced(i: int) -> None:
                 await send(text_webhook(i, prefix="paced"))
 
+            cpu = CpuMeter(
+                {
+                    "temporal server": temporal_server_pid(address),
+                    "api": SERVICE_PIDS.get("api"),
+                    "worker": SERVICE_PIDS.get("worker"),
+                }
+            )
+            cpu.start()
             accepted = await load(
                 "inbound accepted at /channel/webhook",
                 post,
@@ -193,14 +207,13 @@ async def main(args: argparse.Namespace) -> None:
                     admin_note = (
                         f"({len(arrivals)}/{args.payloads} deliveries arrived within {args.wait:.0f} s)"
                     )
+                loaded_cpu = cpu.per_unit_ms(len(arrivals))
                 latencies = [(arrivals[w] - posted_at[w]) * 1000 for w in arrivals if w in posted_at]
                 span = (max(arrivals.values()) - min(posted_at.values())) if arrivals else 0.0
                 end_to_end = Figures(
                     "loaded: inbound POST -> tenant webhook", len(latencies), span, latencies
                 )
                 unloaded = await paced(post_paced, arrivals, waiters, args.paced)
-        await close_deps(deps)
-        await engine.dispose()
         queue = f"bench-bare-{uuid.uuid4().hex[:6]}"
         async with Worker(
             env.client,
@@ -213,22 +226,31 @@ async def main(args: argparse.Namespace) -> None:
             async def bare_workflow(i: int) -> None:
                 await env.client.execute_workflow(OneActivity.run, i, id=f"{queue}-{i}", task_queue=queue)
 
+            cpu = CpuMeter({"temporal server": temporal_server_pid(address)})
+            cpu.start()
             baseline = await load(
                 "baseline: bare workflow with one activity",
                 bare_workflow,
                 total=args.payloads,
                 concurrency=args.concurrency,
             )
+            baseline_cpu = cpu.per_unit_ms(baseline.count)
             baseline_paced = await load(
                 "baseline, paced: one at a time",
                 lambda i: bare_workflow(args.payloads + i),
                 total=args.paced,
                 concurrency=1,
             )
-    print("Inbound to webhook (loopback, SQLite, Temporal dev server, one worker, one API process)")
+    shape = "API (2 workers) and worker as processes" if args.processes else "API and worker in one process"
+    print(
+        f"Inbound to webhook (loopback, {database_label(settings.database_url)}, Temporal dev server, {shape})"
+    )
     for figures in (accepted, end_to_end, unloaded, baseline, baseline_paced):
         if figures is not None:
             print("  " + figures.line())
+    if loaded_cpu is not None:
+        print(cpu_line("inbound message delivered", loaded_cpu))
+    print(cpu_line("bare workflow", baseline_cpu))
     if unloaded is not None:
         print(
             f"  -> paced p50 is {unloaded.percentile(50) / max(baseline_paced.percentile(50), 1e-9):.1f}x the "
@@ -239,6 +261,7 @@ async def main(args: argparse.Namespace) -> None:
         "baseline": figures_dict(baseline),
         "baseline_paced": figures_dict(baseline_paced),
         "goals": {"loaded_throughput_ratio": ">= 0.8", "backlog_drained": True, "paced_p50_ratio": "<= 1.3"},
+        "cpu_ms_per_unit": {"loaded": loaded_cpu, "baseline": baseline_cpu},
     }
     if end_to_end is not None and unloaded is not None:
         throughput = end_to_end.per_second / max(baseline.per_second, 1e-9)
@@ -259,7 +282,9 @@ async def main(args: argparse.Namespace) -> None:
             backlog_drained=drained,
             paced_p50_ratio=round(paced_ratio, 3),
         )
-    record_results("inbound_to_webhook", results)
+    record_results(
+        results_section("inbound_to_webhook", settings.database_url, processes=args.processes), results
+    )
     if admin_note:
         print("  " + admin_note)
 
@@ -270,4 +295,6 @@ if __name__ == "__main__":
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--paced", type=int, default=30, help="payloads sent one at a time afterwards")
     parser.add_argument("--wait", type=float, default=120.0, help="seconds to wait for the last delivery")
+    parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL"))
+    parser.add_argument("--processes", action="store_true", help="API and worker as their own processes")
     asyncio.run(main(parser.parse_args()))

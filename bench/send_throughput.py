@@ -5,7 +5,10 @@
   workflow with one activity on the same Temporal server
 
 Run: .venv/bin/python bench/send_throughput.py [--sandbox N] [--live N] [--concurrency C]
-Loopback only.
+         [--database-url postgresql+psycopg://postgres@127.0.0.1:5432/test] [--processes]
+By default the API and the worker run in this process on a fresh SQLite file; --database-url runs them on
+a fresh database of that PostgreSQL server, and --processes runs them as the deployment does:
+`switchboard api --workers 2` and `switchboard worker` as their own processes. Loopback only.
 """
 
 from __future__ import annotations
@@ -13,20 +16,28 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 
 import httpx
 from baseline_workflow import OneActivity, noop
 from fastapi import FastAPI
 from harness import (
+    SERVICE_PIDS,
+    CpuMeter,
     bench_settings,
+    cpu_line,
+    database_label,
+    embedded_or_processes,
     figures_dict,
-    fresh_sqlite_url,
+    fresh_database_url,
     goal_line,
     load,
     ratio_line,
     record_results,
+    results_section,
     serve_app,
     temporal_dev_server,
+    temporal_server_pid,
 )
 from temporalio.worker import Worker
 
@@ -43,10 +54,7 @@ def bare_app() -> FastAPI:
 
 async def main(args: argparse.Namespace) -> None:
     logging.disable(logging.WARNING)
-    from switchboard.api.app import create_app
     from switchboard.simulator.app import SimulatorConfig, create_simulator_app
-    from switchboard.store.database import create_engine
-    from switchboard.worker import build_deps, build_worker, close_deps
     from tests.support.tenants import provision_tenant
 
     async with temporal_dev_server() as env:
@@ -56,17 +64,12 @@ async def main(args: argparse.Namespace) -> None:
         )
         async with serve_app(create_simulator_app(sim_config)) as sim_url:
             settings = bench_settings(
-                await asyncio.to_thread(fresh_sqlite_url),
+                await asyncio.to_thread(fresh_database_url, args.database_url),
                 address,
                 channel_api_base_url=sim_url,
                 api_key_cache_seconds=60.0,
             )
-            engine = create_engine(settings.database_url)
-            deps = build_deps(env.client, settings, engine)
-            async with (
-                build_worker(env.client, deps, max_concurrent=100),
-                serve_app(create_app(settings)) as api_url,
-            ):
+            async with embedded_or_processes(env.client, settings, processes=args.processes) as api_url:
                 async with httpx.AsyncClient(base_url=api_url, timeout=60) as client:
                     tenant = await provision_tenant(client, settings.switchboard_admin_key, plan="enterprise")
                     await client.patch(
@@ -101,12 +104,24 @@ async def main(args: argparse.Namespace) -> None:
                         r = await client.post("/v1/messages", json=body, headers=tenant.headers())
                         assert r.status_code == 201, r.text
 
+                    def meter() -> CpuMeter:
+                        return CpuMeter(
+                            {
+                                "temporal server": temporal_server_pid(address),
+                                "api": SERVICE_PIDS.get("api"),
+                                "worker": SERVICE_PIDS.get("worker"),
+                            }
+                        )
+
+                    cpu = meter()
+                    cpu.start()
                     sandbox_figures = await load(
                         "sandbox sends (API, validation, no I/O out)",
                         sandbox,
                         total=args.sandbox,
                         concurrency=args.concurrency,
                     )
+                    sandbox_cpu = cpu.per_unit_ms(sandbox_figures.count)
                     async with (
                         serve_app(bare_app()) as bare_url,
                         httpx.AsyncClient(base_url=bare_url) as bare,
@@ -115,20 +130,24 @@ async def main(args: argparse.Namespace) -> None:
                         async def bare_call(_: int) -> None:
                             await bare.post("/v1/messages", json=body)
 
+                        cpu = meter()
+                        cpu.start()
                         bare_figures = await load(
                             "baseline: bare FastAPI endpoint",
                             bare_call,
                             total=args.sandbox,
                             concurrency=args.concurrency,
                         )
+                        bare_cpu = cpu.per_unit_ms(bare_figures.count)
+                    cpu = meter()
+                    cpu.start()
                     live_figures = await load(
                         "live sends (API, workflow, simulator)",
                         live,
                         total=args.live,
                         concurrency=args.concurrency,
                     )
-            await close_deps(deps)
-            await engine.dispose()
+                    live_cpu = cpu.per_unit_ms(live_figures.count)
         queue = "bench-bare"
         async with Worker(
             env.client,
@@ -141,31 +160,59 @@ async def main(args: argparse.Namespace) -> None:
             async def bare_workflow(i: int) -> None:
                 await env.client.execute_workflow(OneActivity.run, i, id=f"bench-bare-{i}", task_queue=queue)
 
+            cpu = CpuMeter({"temporal server": temporal_server_pid(address)})
+            cpu.start()
             workflow_figures = await load(
                 "baseline: bare workflow with one activity",
                 bare_workflow,
                 total=args.live,
                 concurrency=args.concurrency,
             )
-    print("Send throughput (loopback, SQLite, Temporal dev server, 2 cores shared by client and servers)")
+            workflow_cpu = cpu.per_unit_ms(workflow_figures.count)
+    shape = "API (2 workers) and worker as processes" if args.processes else "API and worker in one process"
+    print(
+        f"Send throughput (loopback, {database_label(settings.database_url)}, Temporal dev server, {shape}, "
+        "2 cores shared by client and servers)"
+    )
     for figures in (sandbox_figures, bare_figures, live_figures, workflow_figures):
         print("  " + figures.line())
+    print(cpu_line("sandbox send", sandbox_cpu))
+    print(cpu_line("bare endpoint call", bare_cpu))
+    print(cpu_line("live send", live_cpu))
+    print(cpu_line("bare workflow", workflow_cpu))
     print(ratio_line(sandbox_figures, bare_figures))
     print(ratio_line(live_figures, workflow_figures))
+    sandbox_throughput = sandbox_figures.per_second / max(bare_figures.per_second, 1e-9)
+    sandbox_p99 = sandbox_figures.percentile(99) / max(bare_figures.percentile(99), 1e-9)
     throughput = live_figures.per_second / max(workflow_figures.per_second, 1e-9)
     latency = live_figures.percentile(50) / max(workflow_figures.percentile(50), 1e-9)
+    print(goal_line("sandbox sends: throughput / bare endpoint's", sandbox_throughput, at_least=0.6))
+    print(goal_line("sandbox sends: p99 / bare endpoint's", sandbox_p99, at_most=3.0))
     print(goal_line("live sends: throughput / bare workflow's", throughput, at_least=0.8))
     print(goal_line("live sends: p50 / bare workflow's", latency, at_most=1.5))
     record_results(
-        "send_throughput",
+        results_section("send_throughput", settings.database_url, processes=args.processes),
         {
             "sandbox": figures_dict(sandbox_figures),
             "bare_fastapi": figures_dict(bare_figures),
             "live": figures_dict(live_figures),
             "bare_workflow": figures_dict(workflow_figures),
+            "cpu_ms_per_unit": {
+                "sandbox": sandbox_cpu,
+                "bare_fastapi": bare_cpu,
+                "live": live_cpu,
+                "bare_workflow": workflow_cpu,
+            },
+            "sandbox_throughput_ratio": round(sandbox_throughput, 3),
+            "sandbox_p99_ratio": round(sandbox_p99, 3),
             "live_throughput_ratio": round(throughput, 3),
             "live_p50_ratio": round(latency, 3),
-            "goals": {"live_throughput_ratio": ">= 0.8", "live_p50_ratio": "<= 1.5"},
+            "goals": {
+                "sandbox_throughput_ratio": ">= 0.6",
+                "sandbox_p99_ratio": "<= 3",
+                "live_throughput_ratio": ">= 0.8",
+                "live_p50_ratio": "<= 1.5",
+            },
         },
     )
 
@@ -175,4 +222,6 @@ if __name__ == "__main__":
     parser.add_argument("--sandbox", type=int, default=1000)
     parser.add_argument("--live", type=int, default=200)
     parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL"))
+    parser.add_argument("--processes", action="store_true", help="API and worker as their own processes")
     asyncio.run(main(parser.parse_args()))

@@ -24,6 +24,7 @@ from temporalio.client import (
 )
 from temporalio.types import MethodAsyncNoParam
 from temporalio.worker import Worker
+from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from switchboard.activities.deps import ActivityDeps
 from switchboard.activities.registry import build_activities
@@ -74,6 +75,16 @@ async def close_deps(deps: ActivityDeps) -> None:
         await deps.providers.aclose()
 
 
+# The sandbox re-imports a workflow's module, and what that module imports outside
+# `imports_passed_through()`, for every workflow run it starts. The policies module is
+# constants only (timeouts and retry policies), so it is shared instead of rebuilt per run
+# through the sandbox's restricted `datetime` and `temporalio.common`: about a fifth of the
+# cost of starting a ProcessInbound or DeliverWebhook run (docs/operations.md, Performance).
+SANDBOX = SandboxedWorkflowRunner(
+    restrictions=SandboxRestrictions.default.with_passthrough_modules("switchboard.workflows.policies")
+)
+
+
 def build_worker(client: Client, deps: ActivityDeps, *, max_concurrent: int = 50) -> Worker:
     """A worker on the configured task queue with every workflow and activity."""
     return Worker(
@@ -82,6 +93,7 @@ def build_worker(client: Client, deps: ActivityDeps, *, max_concurrent: int = 50
         workflows=list(WORKFLOWS),
         activities=build_activities(deps),
         max_concurrent_activities=max_concurrent,
+        workflow_runner=SANDBOX,
     )
 
 

@@ -131,3 +131,18 @@ class LegacyDeliverWebhookWorkflow(DeliverWebhookWorkflow):
         return DeliveryReport(
             delivery_id=delivery_id, outcome=outcome, attempts=attempts, auto_disabled=finished.auto_disabled
         )
+
+
+@workflow.defn(name=DELIVERY_WORKFLOW)
+class LegacyRegularAttemptDeliverWebhookWorkflow(DeliverWebhookWorkflow):
+    """workflows/webhook_delivery.py before ``delivery-local-attempt`` (b0e4c33): attempts as regular activities."""
+
+    @workflow.run
+    async def run(self, request: DeliveryInput) -> DeliveryReport:
+        return await super().run(request)
+
+    @staticmethod
+    async def _attempt(request: AttemptInput) -> AttemptResult:
+        return await workflow.execute_activity_method(
+            WebhookDeliveryActivities.attempt_delivery, request, **WEBHOOK_ATTEMPT
+        )

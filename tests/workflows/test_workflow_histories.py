@@ -260,6 +260,12 @@ async def test_record_webhooks(
         hook.script = [(503, {}), (204, {})]
         before = await dispatch(stack, tenant)
         await rec.save(before, "webhook_delivery_before_settled_with_attempt")
+    async with rec.stack(
+        time_skipping_env, settings, legacy=[legacy.LegacyRegularAttemptDeliverWebhookWorkflow]
+    ) as stack:
+        hook.script = [(500, {}), (200, {})]
+        before = await dispatch(stack, tenant)
+        await rec.save(before, "webhook_delivery_before_local_attempt")
 
 
 @recording

@@ -115,6 +115,12 @@ WEBHOOK_ATTEMPT: Final[ActivityConfig] = {
     "start_to_close_timeout": timedelta(seconds=90),
     "retry_policy": RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(minutes=1)),
 }
+# The same attempt as a local activity (runs recorded after the patch "delivery-local-attempt"). These
+# retries cover our own failures (the database); the receiver's failures are the workflow's schedule.
+WEBHOOK_ATTEMPT_LOCAL: Final[LocalActivityConfig] = {
+    "start_to_close_timeout": timedelta(seconds=90),
+    "retry_policy": RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(minutes=1)),
+}
 WEBHOOK_NOTIFY: Final[ActivityConfig] = {
     "start_to_close_timeout": timedelta(seconds=60),
     "schedule_to_close_timeout": timedelta(minutes=5),

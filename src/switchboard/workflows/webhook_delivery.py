@@ -16,7 +16,12 @@ from datetime import timedelta
 from temporalio import workflow
 from temporalio.exceptions import ActivityError
 
-from switchboard.workflows.policies import WEBHOOK_ATTEMPT, WEBHOOK_BOOKKEEPING, WEBHOOK_NOTIFY
+from switchboard.workflows.policies import (
+    WEBHOOK_ATTEMPT,
+    WEBHOOK_ATTEMPT_LOCAL,
+    WEBHOOK_BOOKKEEPING,
+    WEBHOOK_NOTIFY,
+)
 
 with workflow.unsafe.imports_passed_through():
     from switchboard.activities.notifications import NotificationActivities
@@ -35,6 +40,8 @@ with workflow.unsafe.imports_passed_through():
 
 # Histories recorded before a successful attempt settled its own delivery still call finish_delivery.
 SETTLED_WITH_ATTEMPT = "delivery-settled-with-attempt"
+# Histories recorded before attempts ran as local activities replay them as regular ones.
+LOCAL_ATTEMPT = "delivery-local-attempt"
 
 
 @workflow.defn(name=DELIVERY_WORKFLOW)
@@ -48,10 +55,8 @@ class DeliverWebhookWorkflow:
         attempt = 0
         while True:
             attempt += 1
-            result: AttemptResult = await workflow.execute_activity_method(
-                WebhookDeliveryActivities.attempt_delivery,
-                AttemptInput(delivery_id=delivery_id, attempt=attempt, at=workflow.now()),
-                **WEBHOOK_ATTEMPT,
+            result = await self._attempt(
+                AttemptInput(delivery_id=delivery_id, attempt=attempt, at=workflow.now())
             )
             await self._notify(result.notification_ids)
             outcome = self._outcome(result)
@@ -80,6 +85,22 @@ class DeliverWebhookWorkflow:
         attempts = attempt - 1 if outcome is DeliveryOutcome.CANCELED else attempt
         return DeliveryReport(
             delivery_id=delivery_id, outcome=outcome, attempts=attempts, auto_disabled=finished.auto_disabled
+        )
+
+    @staticmethod
+    async def _attempt(request: AttemptInput) -> AttemptResult:
+        """One POST and its record. A local activity: no task-queue round trip for the common fast answer.
+
+        The workflow owns the retry schedule (durable timers between attempts), so an attempt is short and
+        idempotent per (delivery, attempt): a worker lost mid-attempt re-runs it, and a recorded attempt is
+        returned rather than posted again.
+        """
+        if workflow.patched(LOCAL_ATTEMPT):
+            return await workflow.execute_local_activity_method(
+                WebhookDeliveryActivities.attempt_delivery, request, **WEBHOOK_ATTEMPT_LOCAL
+            )
+        return await workflow.execute_activity_method(
+            WebhookDeliveryActivities.attempt_delivery, request, **WEBHOOK_ATTEMPT
         )
 
     @staticmethod
