@@ -50,8 +50,18 @@ format: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
+# Every bench on the embedded defaults (one process, SQLite), then the send and inbound benches in the
+# deployed shape: PostgreSQL, `switchboard api --workers 2` and `switchboard worker` as their own processes.
+BENCH_POSTGRES ?= postgresql+psycopg://postgres@127.0.0.1:5432/postgres
+
 bench: $(STAMP)
 	@for script in bench/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+	@if pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null; then \
+	  for script in send_throughput inbound_to_webhook; do \
+	    echo "== bench/$$script.py on PostgreSQL, API and worker as processes"; \
+	    $(BIN)/python bench/$$script.py --database-url $(BENCH_POSTGRES) --processes || exit 1; \
+	  done; \
+	else echo "No PostgreSQL on 127.0.0.1:5432: the deployed-shape runs are skipped"; fi
 
 clean:
 	rm -rf $(VENV) .switchboard .pytest_cache .ruff_cache

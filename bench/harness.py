@@ -7,6 +7,7 @@ request goes there. Loops are bounded in count and time.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import base64
 import json
 import os
@@ -181,6 +182,12 @@ def fresh_database_url(server_url: str | None) -> str:
     admin = url.set(drivername="postgresql", database="postgres").render_as_string(hide_password=False)
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
+
+    def drop() -> None:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    atexit.register(drop)
     fresh = url.set(database=name).render_as_string(hide_password=False)
     upgrade_to_head(fresh, quiet=True)
     return fresh
