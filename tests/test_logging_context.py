@@ -17,7 +17,7 @@ import pytest
 from fastapi import FastAPI
 from temporalio.testing import WorkflowEnvironment
 
-from switchboard.activities.inbound import inbound_workflow_id, start_process_inbound
+from switchboard.activities.workflow_starts import inbound_workflow_id, start_inbound
 from switchboard.api.app import create_app
 from switchboard.api.deps import Caller
 from switchboard.domain.inbound import payload_id
@@ -117,7 +117,7 @@ async def test_an_activitys_log_line_carries_its_workflow_id(
     body = json.dumps({"object": "whatsapp_business_account", "entry": []})
     payload = inbound_payload(payload_id=payload_id(body.encode()), body=body, received_at=utcnow())
     workflow_id = inbound_workflow_id(payload.payload_id, task_queue=settings.temporal_task_queue)
-    assert await start_process_inbound(temporal_env.client, payload, task_queue=settings.temporal_task_queue)
+    assert await start_inbound(temporal_env.client, payload, task_queue=settings.temporal_task_queue)
     handle = temporal_env.client.get_workflow_handle(workflow_id)
     await handle.result()
     (line,) = probe_records(records, "inbound payload applied")

@@ -29,7 +29,7 @@ import typer
 import uvicorn
 from sqlalchemy.engine import make_url
 
-from switchboard.activities.agents.payloads import SEARCH_ATTRIBUTE_TENANT, SEARCH_ATTRIBUTE_THREAD
+from switchboard.activities.workflow_starts import SEARCH_ATTRIBUTE_TENANT, SEARCH_ATTRIBUTE_THREAD
 
 SEARCH_ATTRIBUTE_ARGS = (
     "--search-attribute",

@@ -8,8 +8,8 @@ import httpx
 import pytest
 from temporalio.service import RPCError
 
-from switchboard.activities.inbound import inbound_workflow_id
 from switchboard.activities.retention import RetentionActivities
+from switchboard.activities.workflow_starts import inbound_workflow_id
 from switchboard.api.app import create_app
 from switchboard.domain.inbound import payload_id
 from switchboard.domain.signatures import hub_signature

@@ -10,7 +10,7 @@ import httpx
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
-from switchboard.activities.inbound import inbound_workflow_id
+from switchboard.activities.workflow_starts import inbound_workflow_id
 from switchboard.domain.inbound import payload_id
 from switchboard.models.inbound import INLINE_BODY_LIMIT
 from switchboard.settings import Settings

@@ -9,7 +9,7 @@ import httpx
 import pytest
 from sqlalchemy import update
 
-from switchboard.activities.dispatch import notification_workflow_id
+from switchboard.activities.workflow_starts import notification_workflow_id
 from switchboard.api.app import create_app
 from switchboard.domain.events import ALL_EVENT_KINDS, EVENT_GROUPS
 from switchboard.domain.secrets_box import open_sealed

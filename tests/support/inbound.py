@@ -15,7 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 from temporalio.client import Client
 
-from switchboard.activities.inbound import inbound_workflow_id
+from switchboard.activities.workflow_starts import inbound_workflow_id
 from switchboard.domain.inbound import payload_id
 from switchboard.domain.signatures import HUB_SIGNATURE_HEADER, hub_signature
 from switchboard.models.base import utcnow

@@ -28,7 +28,6 @@ with workflow.unsafe.imports_passed_through():
     from switchboard.activities.maintenance import MaintenanceActivities, PruneResult
     from switchboard.activities.webhooks.delivery import WebhookDeliveryActivities
     from switchboard.activities.webhooks.types import (
-        DELIVERY_WORKFLOW,
         AttemptInput,
         AttemptResult,
         DeliveryInput,
@@ -36,6 +35,7 @@ with workflow.unsafe.imports_passed_through():
         DeliveryReport,
         FinishInput,
     )
+    from switchboard.activities.workflow_starts import DELIVERY_WORKFLOW
     from switchboard.domain.webhook_policy import next_retry_delay
     from switchboard.models.inbound import InboundItemsInput, InboundPayload, InboundSummary
 

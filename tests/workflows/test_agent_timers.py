@@ -20,7 +20,8 @@ import pytest
 from sqlalchemy import select
 from temporalio.testing import WorkflowEnvironment
 
-from switchboard.activities.agents.payloads import TimersInput, timers_workflow_id
+from switchboard.activities.agents.payloads import TimersInput
+from switchboard.activities.workflow_starts import timers_workflow_id
 from switchboard.models.agent_runtime import AgentEvent, AgentThread
 from switchboard.models.agents import AgentBinding
 from switchboard.models.messaging import Contact, Conversation

@@ -24,8 +24,9 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Replayer
 
+from switchboard.activities.workflow_starts import send_workflow_id
 from switchboard.api.sending import send_answer
-from switchboard.models.send import SendReport, send_workflow_id
+from switchboard.models.send import SendReport
 from switchboard.workflows.send_message import SendMessageWorkflow
 from tests.support.fake_channel import FakeChannel, Scripted, cloud_error
 from tests.support.http_server import serve_app

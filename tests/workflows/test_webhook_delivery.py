@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import update
 
-from switchboard.activities.dispatch import dispatch_events
+from switchboard.activities.workflow_starts import dispatch_events
 from switchboard.domain.events import MESSAGE_DELIVERED, MESSAGE_RECEIVED
 from switchboard.domain.signatures import verify_service_signature
 from switchboard.models.events import Event

@@ -28,9 +28,12 @@ from sqlmodel import col
 from temporalio.client import WorkflowHistory
 from temporalio.testing import WorkflowEnvironment
 
-from switchboard.activities.agents.payloads import TimersInput, timers_workflow_id
-from switchboard.activities.dispatch import dispatch_workflow_id
-from switchboard.activities.webhooks.types import delivery_workflow_id
+from switchboard.activities.agents.payloads import TimersInput
+from switchboard.activities.workflow_starts import (
+    delivery_workflow_id,
+    dispatch_workflow_id,
+    timers_workflow_id,
+)
 from switchboard.domain.events import MESSAGE_RECEIVED
 from switchboard.domain.inbound import payload_id
 from switchboard.models.base import utcnow

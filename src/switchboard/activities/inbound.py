@@ -15,21 +15,16 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from datetime import timedelta
 
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncSession
 from temporalio import activity
-from temporalio.client import Client
-from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
-from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError
 
-from switchboard.activities.agents.signal import signal_turn
-from switchboard.activities.agents.timers import wake_timers_or_log
 from switchboard.activities.deps import ActivityDeps
 from switchboard.activities.webhooks.config import config_from_settings
 from switchboard.activities.webhooks.dispatching import RecordedPlan, plan_recorded, start_planned
+from switchboard.activities.workflow_starts import signal_turn, wake_timers_or_log
 from switchboard.domain.inbound import (
     InboundItem,
     InvalidWebhookEnvelope,
@@ -45,44 +40,10 @@ from switchboard.store.database import unit_of_work
 
 log = logging.getLogger("switchboard.inbound")
 
-PROCESS_INBOUND_WORKFLOW = "ProcessInbound"
 LOCAL_ATTEMPTS = 5
-START_TIMEOUT = timedelta(seconds=2)
 
 # Extra work to commit together with the last item of a payload.
 Finish = Callable[[AsyncSession], Awaitable[None]]
-
-
-def inbound_workflow_id(payload_id: str, *, task_queue: str) -> str:
-    """The one workflow id a payload is ever processed under by this deployment.
-
-    The task queue names the deployment, so two deployments sharing a Temporal
-    namespace (or two test runs on one dev server) never mistake each other's
-    runs for their own.
-    """
-    return f"inbound-{task_queue}-{payload_id}"
-
-
-async def start_process_inbound(client: Client, payload: InboundPayload, *, task_queue: str) -> bool:
-    """Start ProcessInbound for a payload; False when a run already completed it.
-
-    A running run is joined (conflict policy USE_EXISTING); a completed one is
-    never run again, while a failed or terminated one may be (reuse policy
-    ALLOW_DUPLICATE_FAILED_ONLY), which is how the sweeper recovers it.
-    """
-    try:
-        await client.start_workflow(
-            PROCESS_INBOUND_WORKFLOW,
-            payload,
-            id=inbound_workflow_id(payload.payload_id, task_queue=task_queue),
-            task_queue=task_queue,
-            id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
-            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-            rpc_timeout=START_TIMEOUT,
-        )
-    except WorkflowAlreadyStartedError:
-        return False
-    return True
 
 
 def _tally(summary: InboundSummary, outcome: store.ItemOutcome, item: InboundItem) -> None:

@@ -21,8 +21,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio.client import Client
 
-from switchboard.activities.dispatch import dispatch_events
 from switchboard.activities.send_input import send_input_for, tier_rates
+from switchboard.activities.workflow_starts import dispatch_events
 from switchboard.domain.errors import Forbidden, RateLimited
 from switchboard.domain.message_status import QUEUED
 from switchboard.domain.phone import canonical_phone

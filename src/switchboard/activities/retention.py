@@ -15,7 +15,8 @@ from typing import Any
 from temporalio import activity
 
 from switchboard.activities.deps import ActivityDeps
-from switchboard.activities.inbound import InboundActivities, start_process_inbound
+from switchboard.activities.inbound import InboundActivities
+from switchboard.activities.workflow_starts import start_inbound
 from switchboard.models.inbound import HousekeepingInput, RetentionResult, SweepResult, inbound_payload
 from switchboard.store import inbound as store
 from switchboard.store.database import unit_of_work
@@ -56,7 +57,7 @@ class RetentionActivities:
         for row in rows:
             payload = inbound_payload(payload_id=row.id, body=row.body, received_at=row.received_at)
             try:
-                started = await start_process_inbound(
+                started = await start_inbound(
                     self._deps.temporal, payload, task_queue=self._deps.settings.temporal_task_queue
                 )
             except Exception:

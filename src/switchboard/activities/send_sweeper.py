@@ -17,14 +17,13 @@ from datetime import timedelta
 
 from pydantic import BaseModel
 from temporalio import activity
-from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 
 from switchboard.activities.deps import ActivityDeps
 from switchboard.activities.send_input import send_input_for, tier_rates
+from switchboard.activities.workflow_starts import start_send
 from switchboard.domain.errors import ServiceError
 from switchboard.domain.send_payload import parse_send_request
 from switchboard.models.base import utcnow
-from switchboard.models.send import SEND_WORKFLOW, send_workflow_id
 from switchboard.store import messages
 from switchboard.store.database import unit_of_work
 
@@ -67,14 +66,7 @@ class SendSweeperActivities:
                 log.error("queued message cannot be resumed", extra={"message_id": message.id})
                 unreadable += 1
                 continue
-            await self._deps.temporal.start_workflow(
-                SEND_WORKFLOW,
-                request,
-                id=send_workflow_id(message.id),
-                task_queue=self._deps.settings.temporal_task_queue,
-                id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
-                id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-            )
+            await start_send(self._deps.temporal, request, task_queue=self._deps.settings.temporal_task_queue)
             async with unit_of_work(self._deps.sessions) as session:
                 await messages.mark_workflow_started(session, message.id, at=utcnow())
             resumed += 1

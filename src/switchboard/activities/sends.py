@@ -13,10 +13,10 @@ import logging
 
 from temporalio import activity
 
-from switchboard.activities.agents.timers import wake_timers_or_log
 from switchboard.activities.deps import ActivityDeps
 from switchboard.activities.webhooks.config import config_from_settings
 from switchboard.activities.webhooks.dispatching import RecordedPlan, plan_recorded, start_planned
+from switchboard.activities.workflow_starts import wake_timers_or_log
 from switchboard.domain.events import MESSAGE_FAILED, MESSAGE_SENT, message_event
 from switchboard.models.base import utcnow
 from switchboard.models.messages_api import MessagePublic

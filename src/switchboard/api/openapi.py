@@ -29,6 +29,7 @@ from fastapi.routing import APIRoute
 
 from switchboard.api.deps import operator, principal
 from switchboard.api.routing import flat_routes
+from switchboard.domain.message_status import SENT, SENT_SANDBOX
 
 ERROR_SCHEMA: dict[str, Any] = {
     "title": "Error",
@@ -231,7 +232,7 @@ SENT_EXAMPLES: dict[str, Any] = {
             "direction": "outbound",
             "message_type": "text",
             "wa_message_id": "wamid.HBgNNTQ5MTE1NTU1MTIzNBUCABEYEjQ",
-            "status": "sent",
+            "status": SENT,
             "to_phone": "5491155551234",
             "created_at": "2026-01-05T14:03:07.512Z",
         },
@@ -244,7 +245,7 @@ SENT_EXAMPLES: dict[str, Any] = {
             "direction": "outbound",
             "message_type": "text",
             "wa_message_id": "wamid.SANDBOX.3f1c2a",
-            "status": "sent_sandbox",
+            "status": SENT_SANDBOX,
             "to_phone": "5491155551234",
             "recipient": None,
             "created_at": "2026-01-05T14:03:07.512Z",

@@ -20,7 +20,13 @@ from switchboard.api import sending
 from switchboard.api.principal import Principal
 from switchboard.api.state import AppState
 from switchboard.domain.errors import RateLimited, ServiceError, ValidationFailed
-from switchboard.domain.message_status import RETRY_GUARD, can_retry, retry_wait_seconds
+from switchboard.domain.message_status import (
+    FAILED,
+    FAILED_TRANSIENT,
+    RETRY_GUARD,
+    can_retry,
+    retry_wait_seconds,
+)
 from switchboard.models.base import utcnow
 from switchboard.models.messages_api import MessagePublic
 from switchboard.models.messaging import Message
@@ -52,7 +58,7 @@ async def retry(state: AppState, who: Principal, message_id: str) -> JSONRespons
         original = await get_owned(session, Message, who.tenant_id, message_id, resource="message")
         if original.direction != "outbound" or not can_retry(original.status):
             raise ValidationFailed(
-                f"only failed or failed_transient messages can be retried; this one is {original.status}",
+                f"only {FAILED} or {FAILED_TRANSIENT} messages can be retried; this one is {original.status}",
                 code="MESSAGE_NOT_RETRYABLE",
                 details={"field": "status", "value": original.status},
             )

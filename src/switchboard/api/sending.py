@@ -25,10 +25,10 @@ import logging
 from typing import Any
 
 from fastapi.responses import JSONResponse
-from temporalio.client import WorkflowFailureError
-from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+from temporalio.client import WorkflowFailureError, WorkflowHandle
 from temporalio.service import RPCError
 
+from switchboard.activities import workflow_starts
 from switchboard.activities.outbound import SendContext, create_send, sandbox_checks
 from switchboard.api.principal import Principal
 from switchboard.api.state import AppState
@@ -43,7 +43,6 @@ from switchboard.models.send import SendInput, SendReport
 from switchboard.models.tenancy import PhoneNumber
 from switchboard.store import idempotency, messages
 from switchboard.store.database import unit_of_work
-from switchboard.workflows.send_message import SendMessageWorkflow, workflow_id
 
 __all__ = ["SendContext", "start_send", "submit"]
 
@@ -163,17 +162,10 @@ def _sandbox_body(send: SendRequest, *, retry_of_message_id: str | None) -> dict
     )
 
 
-async def start_send(state: AppState, request: SendInput) -> Any:
+async def start_send(state: AppState, request: SendInput) -> WorkflowHandle[Any, SendReport]:
     """Start (or attach to) the message's send workflow, and note that it exists."""
     handle = await asyncio.wait_for(
-        state.temporal.start_workflow(
-            SendMessageWorkflow.run,
-            request,
-            id=workflow_id(request.message_id),
-            task_queue=state.settings.temporal_task_queue,
-            id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
-            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-        ),
+        workflow_starts.start_send(state.temporal, request, task_queue=state.settings.temporal_task_queue),
         timeout=START_TIMEOUT_SECONDS,
     )
     async with unit_of_work(state.sessions) as session:

@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from switchboard.domain.message_status import SENT_SANDBOX
 from switchboard.models.base import iso_millis
 from switchboard.models.messaging import Message
 
@@ -83,7 +84,7 @@ def sandbox_response(
         "direction": "outbound",
         "message_type": message_type,
         "wa_message_id": wa_message_id,
-        "status": "sent_sandbox",
+        "status": SENT_SANDBOX,
         "to_phone": to_phone,
         "recipient": recipient,
         "created_at": created_at,

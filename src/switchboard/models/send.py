@@ -8,13 +8,6 @@ from pydantic import BaseModel, model_validator
 
 from switchboard.models.messages_api import MessagePublic
 
-SEND_WORKFLOW = "SendMessage"
-
-
-def send_workflow_id(message_id: str) -> str:
-    """The one workflow id a message's send may ever run under."""
-    return f"send-{message_id}"
-
 
 class SendInput(BaseModel):
     """What the send workflow needs; built by the API from the validated request."""

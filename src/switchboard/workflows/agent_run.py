@@ -32,7 +32,6 @@ from switchboard.workflows.policies import AGENT_LOCAL, AGENT_MODEL_CALL
 with workflow.unsafe.imports_passed_through():
     from switchboard.activities.agents.model import ModelCallActivities
     from switchboard.activities.agents.payloads import (
-        RUN_WORKFLOW,
         FinishInput,
         ModelCallInput,
         ModelCallResult,
@@ -40,6 +39,7 @@ with workflow.unsafe.imports_passed_through():
         RunInput,
     )
     from switchboard.activities.agents.runs import AgentRunActivities
+    from switchboard.activities.workflow_starts import RUN_WORKFLOW
     from switchboard.domain.agents.claims import detect_action_claim
     from switchboard.domain.agents.prompt import parse_intent, router_prompt, system_prompt
     from switchboard.domain.agents.urgency import detect_urgency

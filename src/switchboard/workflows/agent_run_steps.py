@@ -14,7 +14,6 @@ from temporalio import workflow
 from temporalio.workflow import ParentClosePolicy
 
 from switchboard.workflows.policies import AGENT_LOCAL, AGENT_TOOL_RETRY
-from switchboard.workflows.send_message import SendMessageWorkflow, workflow_id
 
 with workflow.unsafe.imports_passed_through():
     from switchboard.activities.agents.payloads import (
@@ -28,6 +27,7 @@ with workflow.unsafe.imports_passed_through():
     from switchboard.activities.agents.reply import AgentReplyActivities
     from switchboard.activities.tools.executor import ToolActivities
     from switchboard.activities.tools.payloads import ToolCallInput, ToolCallResult, start_to_close_timeout
+    from switchboard.activities.workflow_starts import SEND_WORKFLOW, send_workflow_id
     from switchboard.models.send import SendInput
 
 DEFAULT_TOOL_TIMEOUT_MS = 10_000
@@ -133,9 +133,9 @@ class RunSteps:
             self.record("reply", status="refused", error=result.error)
             raise Stop("escalated", result.error or "the reply could not be sent")
         await workflow.start_child_workflow(
-            SendMessageWorkflow.run,
+            SEND_WORKFLOW,
             SendInput.model_validate(result.send_input),
-            id=workflow_id(result.message_id),
+            id=send_workflow_id(result.message_id),
             parent_close_policy=ParentClosePolicy.ABANDON,
         )
         self.record("reply", status="queued", message_id=result.message_id, type=content.get("type"))

@@ -16,26 +16,26 @@ from datetime import timedelta
 from functools import partial
 
 from temporalio import workflow
-from temporalio.common import SearchAttributeKey, SearchAttributePair, TypedSearchAttributes
 from temporalio.exceptions import ChildWorkflowError
 
-from switchboard.workflows.agent_run import AgentRunWorkflow
 from switchboard.workflows.policies import AGENT_LOCAL
 
 with workflow.unsafe.imports_passed_through():
     from switchboard.activities.agents.payloads import (
-        SEARCH_ATTRIBUTE_TENANT,
-        SEARCH_ATTRIBUTE_THREAD,
-        THREAD_WORKFLOW,
-        TURN_SIGNAL,
         ClaimInput,
         ClaimResult,
         FinishInput,
         RunInput,
         ThreadInput,
-        run_workflow_id,
     )
     from switchboard.activities.agents.runs import AgentRunActivities
+    from switchboard.activities.workflow_starts import (
+        RUN_WORKFLOW,
+        THREAD_WORKFLOW,
+        TURN_SIGNAL,
+        run_workflow_id,
+        search_attributes,
+    )
 
 # Continue-as-new after this many runs even if the server does not suggest it yet.
 RUNS_PER_HISTORY = 100
@@ -110,10 +110,14 @@ class AgentThreadWorkflow:
         run = RunInput(run_id=claim.run_id, thread_id=request.thread_id, tenant_id=request.tenant_id)
         try:
             await workflow.execute_child_workflow(
-                AgentRunWorkflow.run,
+                RUN_WORKFLOW,
                 run,
                 id=run_workflow_id(claim.run_id),
-                search_attributes=_attributes(request) if request.search_attributes else None,
+                search_attributes=(
+                    search_attributes(request.tenant_id, request.thread_id)
+                    if request.search_attributes
+                    else None
+                ),
             )
         except ChildWorkflowError as error:
             # The run could not even record its own failure: record it here, never leave it running.
@@ -128,12 +132,3 @@ class AgentThreadWorkflow:
                 ),
                 **AGENT_LOCAL,
             )
-
-
-def _attributes(request: ThreadInput) -> TypedSearchAttributes:
-    return TypedSearchAttributes(
-        [
-            SearchAttributePair(SearchAttributeKey.for_keyword(SEARCH_ATTRIBUTE_TENANT), request.tenant_id),
-            SearchAttributePair(SearchAttributeKey.for_keyword(SEARCH_ATTRIBUTE_THREAD), request.thread_id),
-        ]
-    )

@@ -19,9 +19,10 @@ from switchboard.workflows.webhook_delivery import DeliverWebhookWorkflow
 with workflow.unsafe.imports_passed_through():
     from switchboard.activities.webhooks.dispatching import WebhookDispatchActivities
     from switchboard.activities.webhooks.types import DispatchPlan, SweepResult
+    from switchboard.activities.workflow_starts import DISPATCH_WORKFLOW
 
 
-@workflow.defn(name="DispatchEvent")
+@workflow.defn(name=DISPATCH_WORKFLOW)
 class DispatchEventWorkflow:
     """Fans one event out to its webhooks; returns the delivery ids it started."""
 

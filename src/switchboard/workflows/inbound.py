@@ -17,6 +17,7 @@ from switchboard.workflows.policies import INBOUND_APPLY, INBOUND_DEFERRED_STATU
 
 with workflow.unsafe.imports_passed_through():
     from switchboard.activities.inbound import InboundActivities
+    from switchboard.activities.workflow_starts import PROCESS_INBOUND_WORKFLOW
     from switchboard.models.inbound import InboundItemsInput, InboundPayload, InboundSummary
 
 
@@ -29,7 +30,7 @@ def _add(total: InboundSummary, round_: InboundSummary) -> None:
         setattr(total, name, getattr(total, name) + getattr(round_, name))
 
 
-@workflow.defn(name="ProcessInbound")
+@workflow.defn(name=PROCESS_INBOUND_WORKFLOW)
 class ProcessInboundWorkflow:
     """Applies one channel webhook payload's messages, statuses and identity updates."""
 

@@ -14,9 +14,10 @@ from switchboard.workflows.policies import WEBHOOK_NOTIFY
 
 with workflow.unsafe.imports_passed_through():
     from switchboard.activities.notifications import NotificationActivities
+    from switchboard.activities.workflow_starts import NOTIFICATION_WORKFLOW
 
 
-@workflow.defn(name="SendOwnerNotification")
+@workflow.defn(name=NOTIFICATION_WORKFLOW)
 class SendOwnerNotificationWorkflow:
     """Mails one stored notification; returns how it was delivered (None: already handled)."""
 

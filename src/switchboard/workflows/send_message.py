@@ -30,9 +30,9 @@ with workflow.unsafe.imports_passed_through():
     from switchboard.activities.channel import ChannelActivities
     from switchboard.activities.media import MediaActivities
     from switchboard.activities.sends import SendRecordActivities
+    from switchboard.activities.workflow_starts import SEND_WORKFLOW
     from switchboard.domain.send_payload.cloud_body import with_media_body
     from switchboard.models.send import (
-        SEND_WORKFLOW,
         MediaPrepare,
         SendAttempt,
         SendAttemptResult,
@@ -41,13 +41,7 @@ with workflow.unsafe.imports_passed_through():
         SendReport,
         SlotRequest,
         UpstreamFailureInfo,
-        send_workflow_id,
     )
-
-
-def workflow_id(message_id: str) -> str:
-    """The one workflow id a message's send may run under."""
-    return send_workflow_id(message_id)
 
 
 @workflow.defn(name=SEND_WORKFLOW)

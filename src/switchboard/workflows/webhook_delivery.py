@@ -27,7 +27,6 @@ with workflow.unsafe.imports_passed_through():
     from switchboard.activities.notifications import NotificationActivities
     from switchboard.activities.webhooks.delivery import WebhookDeliveryActivities
     from switchboard.activities.webhooks.types import (
-        DELIVERY_WORKFLOW,
         AttemptInput,
         AttemptResult,
         DeliveryInput,
@@ -35,6 +34,7 @@ with workflow.unsafe.imports_passed_through():
         DeliveryReport,
         FinishInput,
     )
+    from switchboard.activities.workflow_starts import DELIVERY_WORKFLOW
     from switchboard.domain.webhook_policy import next_retry_delay
 
 

@@ -1,17 +1,33 @@
-"""Upstream answers: permanent 4xx mapped and stored, 429/5xx retried, 131030 alternate form, slow upstream 202."""
+"""Upstream answers: permanent 4xx mapped and stored, 429/5xx retried, 131030 alternate form, slow 202.
+
+Nothing here sleeps to let time pass: "never retried" is read from the finished
+send workflow's history, retries run on Temporal's time-skipping server (their
+backoff timers are skipped while the API waits for the result), and a slow
+upstream is a request held at the fake's door until the API has answered.
+"""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
 import pytest
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import Client
+from temporalio.testing import WorkflowEnvironment
 
+from switchboard.activities.workflow_starts import send_workflow_id
+from switchboard.api.app import create_app
+from switchboard.settings import Settings
+from switchboard.store.database import create_engine
 from tests.support.fake_channel import FakeChannel, Scripted, cloud_error
 from tests.support.tenants import TenantFixture
 
 TO = "14155550100"
+# A hang guard, not a timing assertion: how long a test waits for something that must happen.
+HANG_GUARD_SECONDS = 20.0
 
 
 @pytest.fixture
@@ -40,14 +56,64 @@ async def send_text(
 
 
 async def wait_for_status(
-    client: httpx.AsyncClient, tenant: TenantFixture, message_id: str, status: str, *, within: float = 20.0
+    client: httpx.AsyncClient, tenant: TenantFixture, message_id: str, status: str
 ) -> dict[str, Any]:
-    async with asyncio.timeout(within):
+    """Poll the message until it has ``status`` (the hang guard fails the test if it never does)."""
+
+    async def poll() -> dict[str, Any]:
         while True:
             message = (await client.get(f"/v1/messages/{message_id}", headers=tenant.headers())).json()
             if message["status"] == status:
                 return dict(message)
             await asyncio.sleep(0.1)
+
+    return await asyncio.wait_for(poll(), timeout=HANG_GUARD_SECONDS)
+
+
+async def upstream_attempts(temporal: Client, message_id: str) -> list[int]:
+    """The attempt of each upstream call in the message's send workflow, which must have ended.
+
+    A retried activity records only its last attempt, so ``[1]`` is one call, never retried; a
+    finished workflow runs no more attempts.
+    """
+    history = await temporal.get_workflow_handle(send_workflow_id(message_id)).fetch_history()
+    assert history.events[-1].event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED
+    sends = {
+        event.event_id
+        for event in history.events
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+        and event.activity_task_scheduled_event_attributes.activity_type.name == "channel_send"
+    }
+    return [
+        event.activity_task_started_event_attributes.attempt
+        for event in history.events
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED
+        and event.activity_task_started_event_attributes.scheduled_event_id in sends
+    ]
+
+
+@pytest.fixture
+async def skipping_client(
+    settings: Settings, time_skipping_env: WorkflowEnvironment
+) -> AsyncIterator[httpx.AsyncClient]:
+    """The API and a worker on the time-skipping server.
+
+    The API starts sends through the environment's client, whose wait for a
+    workflow's result lets the server skip timers: retry backoffs pass at once.
+    """
+    from switchboard.worker import build_deps, build_worker, close_deps
+
+    app = create_app(settings)
+    engine = create_engine(settings.database_url)
+    deps = build_deps(time_skipping_env.client, settings, engine)
+    async with app.router.lifespan_context(app):
+        app.state.switchboard.temporal = time_skipping_env.client
+        async with build_worker(time_skipping_env.client, deps, max_concurrent=20):
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://switchboard.test") as client:
+                yield client
+    await close_deps(deps)
+    await engine.dispose()
 
 
 # (upstream HTTP status, upstream code, spec answer status, spec code)
@@ -73,6 +139,7 @@ async def test_permanent_upstream_error_is_answered_stored_and_not_retried(
     tenant: TenantFixture,
     worker,
     channel: FakeChannel,
+    temporal_env: WorkflowEnvironment,
     upstream_status: int,
     upstream_code: int,
     status: int,
@@ -93,8 +160,8 @@ async def test_permanent_upstream_error_is_answered_stored_and_not_retried(
     assert stored["error_code"] == code
     assert stored["error_title"] and stored["error_message"] == error["error_message"]
     assert stored["wa_message_id"] is None
-    await asyncio.sleep(1.5)
-    assert len(channel.sends) == 1, "a permanent error is never retried"
+    assert await upstream_attempts(temporal_env.client, error["message_id"]) == [1], "never retried"
+    assert len(channel.sends) == 1
 
 
 @pytest.mark.parametrize(
@@ -113,19 +180,22 @@ async def test_permanent_upstream_error_is_answered_stored_and_not_retried(
     ids=["503-then-500", "429-throughput", "502-then-504"],
 )
 async def test_retryable_upstream_errors_are_retried_until_sent(
-    app_client: httpx.AsyncClient,
+    skipping_client: httpx.AsyncClient,
     tenant: TenantFixture,
-    worker,
     channel: FakeChannel,
+    time_skipping_env: WorkflowEnvironment,
     failures: list[Scripted],
 ):
     channel.script(TO, *failures)
-    response = await send_text(app_client, tenant)
+    response = await send_text(skipping_client, tenant)
     assert response.status_code == 201, response.text
     assert response.json()["status"] == "sent"
     assert len(channel.sends) == len(failures) + 1
     assert all(s == channel.sends[0] for s in channel.sends)
-    stored = (await app_client.get(f"/v1/messages/{response.json()['id']}", headers=tenant.headers())).json()
+    assert await upstream_attempts(time_skipping_env.client, response.json()["id"]) == [len(failures) + 1]
+    stored = (
+        await skipping_client.get(f"/v1/messages/{response.json()['id']}", headers=tenant.headers())
+    ).json()
     assert (stored["status"], stored["error_code"]) == ("sent", None)
 
 
@@ -197,9 +267,13 @@ async def test_131030_without_an_alternate_form_is_not_retried(
 async def test_slow_upstream_answers_202_queued_then_the_message_is_sent(
     app_client: httpx.AsyncClient, tenant: TenantFixture, worker, channel: FakeChannel
 ):
-    channel.script(TO, Scripted(200, ok("wamid.SLOW1"), delay=2.0))
+    channel.script(TO, Scripted(200, ok("wamid.SLOW1")))
+    # The upstream holds the send until the API has answered: slower than SEND_WAIT_SECONDS, always.
+    release = channel.hold()
     response = await send_text(app_client, tenant)
     assert response.status_code == 202, response.text
+    await asyncio.wait_for(channel.gate_entered.wait(), timeout=HANG_GUARD_SECONDS)
+    release.set()
     queued = response.json()
     assert queued["status"] == "queued"
     assert queued["wa_message_id"] is None
@@ -213,8 +287,11 @@ async def test_slow_upstream_answers_202_queued_then_the_message_is_sent(
 async def test_slow_upstream_failure_after_202_is_stored_as_failed(
     app_client: httpx.AsyncClient, tenant: TenantFixture, worker, channel: FakeChannel
 ):
-    channel.script(TO, Scripted(400, cloud_error(131047, "Re-engagement message"), delay=2.0))
+    channel.script(TO, Scripted(400, cloud_error(131047, "Re-engagement message")))
+    release = channel.hold()
     response = await send_text(app_client, tenant)
     assert response.status_code == 202, response.text
+    await asyncio.wait_for(channel.gate_entered.wait(), timeout=HANG_GUARD_SECONDS)
+    release.set()
     failed = await wait_for_status(app_client, tenant, response.json()["id"], "failed")
     assert failed["error_code"] == "OUTSIDE_CONVERSATION_WINDOW"

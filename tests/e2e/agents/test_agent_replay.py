@@ -18,7 +18,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Replayer
 
-from switchboard.activities.agents.payloads import run_workflow_id, thread_workflow_id
+from switchboard.activities.workflow_starts import run_workflow_id, thread_workflow_id
 from switchboard.workflows.agent_run import AgentRunWorkflow
 from switchboard.workflows.agent_thread import AgentThreadWorkflow
 from tests.e2e.agents.support import (

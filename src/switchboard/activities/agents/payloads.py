@@ -17,23 +17,7 @@ from pydantic import BaseModel, Field
 from switchboard.activities.tools.payloads import ToolBinding, ToolContext
 from switchboard.models.llm import LlmMessage, LlmRequest, LlmResponse
 
-THREAD_WORKFLOW = "AgentThread"
-RUN_WORKFLOW = "AgentRun"
-TURN_SIGNAL = "turn"
-SEARCH_ATTRIBUTE_TENANT = "SwitchboardTenantId"
-SEARCH_ATTRIBUTE_THREAD = "SwitchboardThreadId"
-
 StepKind = Literal["guardrail", "router", "wizard", "model_call", "tool_call", "reply"]
-
-
-def thread_workflow_id(thread_id: str) -> str:
-    """The one long-lived workflow of a thread (CONTRACTS 7a)."""
-    return f"agent-thread-{thread_id}"
-
-
-def run_workflow_id(run_id: str) -> str:
-    """The workflow of one run (CONTRACTS 7a)."""
-    return f"agent-run-{run_id}"
 
 
 class ThreadInput(BaseModel):
@@ -195,15 +179,6 @@ class SweepTurnsResult(BaseModel):
     signalled: int = 0
     released_reservations: int = 0
     woken_timers: int = 0
-
-
-TIMERS_WORKFLOW = "AgentThreadTimers"
-WAKE_SIGNAL = "wake"
-
-
-def timers_workflow_id(thread_id: str) -> str:
-    """The one timer workflow of a thread: automatic unmutes and the inactivity reset."""
-    return f"agent-timers-{thread_id}"
 
 
 class TimersInput(BaseModel):

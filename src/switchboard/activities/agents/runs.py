@@ -21,10 +21,13 @@ from switchboard.activities.agents.payloads import (
     RunInput,
     SweepTurnsResult,
 )
-from switchboard.activities.agents.signal import signal_turn
-from switchboard.activities.agents.timers import wake_thread_timers, wake_timers_or_log
 from switchboard.activities.deps import ActivityDeps
-from switchboard.activities.dispatch import dispatch_events
+from switchboard.activities.workflow_starts import (
+    dispatch_events,
+    signal_turn,
+    wake_thread_timers,
+    wake_timers_or_log,
+)
 from switchboard.models.agent_runtime import RUN_RUNNING, AgentRun, AgentThread
 from switchboard.models.base import utcnow
 from switchboard.store.agents.agent_events import record_agent_event

@@ -8,48 +8,16 @@ moves the due time (a stale timer does nothing).
 
 from __future__ import annotations
 
-import logging
 from datetime import datetime
 
 from temporalio import activity
-from temporalio.client import Client
-from temporalio.service import RPCError
 
-from switchboard.activities.agents.payloads import (
-    TIMERS_WORKFLOW,
-    WAKE_SIGNAL,
-    TimerDue,
-    TimerQuery,
-    TimersInput,
-    timers_workflow_id,
-)
+from switchboard.activities.agents.payloads import TimerDue, TimerQuery
 from switchboard.activities.deps import ActivityDeps
-from switchboard.activities.dispatch import dispatch_events
+from switchboard.activities.workflow_starts import dispatch_events
 from switchboard.models.agent_runtime import AgentThread
 from switchboard.store.agents.guardrails import apply_mute_trigger, reset_if_inactive, thread_dues
 from switchboard.store.database import unit_of_work
-
-log = logging.getLogger("switchboard.agents")
-
-
-async def wake_thread_timers(client: Client, *, tenant_id: str, thread_id: str, task_queue: str) -> None:
-    """Start the thread's timer workflow, or make a running one re-read its due time."""
-    await client.start_workflow(
-        TIMERS_WORKFLOW,
-        TimersInput(thread_id=thread_id, tenant_id=tenant_id),
-        id=timers_workflow_id(thread_id),
-        task_queue=task_queue,
-        start_signal=WAKE_SIGNAL,
-    )
-
-
-async def wake_timers_or_log(client: Client, *, tenant_id: str, thread_id: str, task_queue: str) -> None:
-    """``wake_thread_timers`` for callers whose own work is done: a failure is logged, and the turn
-    sweeper's timer check starts the workflow later."""
-    try:
-        await wake_thread_timers(client, tenant_id=tenant_id, thread_id=thread_id, task_queue=task_queue)
-    except (RPCError, RuntimeError, TimeoutError) as error:
-        log.warning("thread timers not woken", extra={"thread_id": thread_id, "error": str(error)})
 
 
 def _earliest(unmute: datetime | None, reset: datetime | None) -> TimerDue:

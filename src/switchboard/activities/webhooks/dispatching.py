@@ -26,23 +26,19 @@ from typing import Any
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession
 from temporalio import activity
-from temporalio.common import WorkflowIDReusePolicy
-from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError
 
 from switchboard.activities.deps import ActivityDeps
-from switchboard.activities.dispatch import dispatch_events
 from switchboard.activities.notifications import deliver_notification
 from switchboard.activities.webhooks.config import WebhookConfig
 from switchboard.activities.webhooks.types import (
-    DELIVERY_WORKFLOW,
     DeliveryInput,
     DeliveryRef,
     DispatchPlan,
     ScheduleTerms,
     SweepResult,
-    delivery_workflow_id,
 )
+from switchboard.activities.workflow_starts import dispatch_events, start_delivery
 from switchboard.models.base import utcnow
 from switchboard.store.database import unit_of_work
 from switchboard.store.webhooks import deliveries, notifications
@@ -95,15 +91,11 @@ async def start_planned(
         if delivery.event_id in failed:
             continue
         try:
-            await deps.temporal.start_workflow(
-                DELIVERY_WORKFLOW,
+            await start_delivery(
+                deps.temporal,
                 DeliveryInput(delivery=delivery, schedule=schedule),
-                id=delivery_workflow_id(delivery.delivery_id),
                 task_queue=deps.settings.temporal_task_queue,
-                id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
             )
-        except WorkflowAlreadyStartedError:
-            continue
         except (RPCError, RuntimeError, TimeoutError):
             log.warning("delivery start deferred to DispatchEvent", extra={"event_id": delivery.event_id})
             failed.add(delivery.event_id)
@@ -145,17 +137,12 @@ class WebhookDispatchActivities:
         """Start the DeliverWebhook workflow of each planned delivery; the ids started now."""
         started = []
         for delivery in plan.deliveries:
-            try:
-                await self._deps.temporal.start_workflow(
-                    DELIVERY_WORKFLOW,
-                    DeliveryInput(delivery=delivery, schedule=plan.schedule),
-                    id=delivery_workflow_id(delivery.delivery_id),
-                    task_queue=self._deps.settings.temporal_task_queue,
-                    id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
-                )
-            except WorkflowAlreadyStartedError:
-                continue
-            started.append(delivery.delivery_id)
+            if await start_delivery(
+                self._deps.temporal,
+                DeliveryInput(delivery=delivery, schedule=plan.schedule),
+                task_queue=self._deps.settings.temporal_task_queue,
+            ):
+                started.append(delivery.delivery_id)
         return started
 
     @activity.defn(name="webhooks.mark_dispatched")

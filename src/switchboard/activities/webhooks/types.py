@@ -9,13 +9,6 @@ from pydantic import BaseModel
 
 from switchboard.domain.webhook_policy import WebhookPolicy
 
-DELIVERY_WORKFLOW = "DeliverWebhook"
-
-
-def delivery_workflow_id(delivery_id: str) -> str:
-    """The one workflow id a delivery may ever run under."""
-    return f"delivery-{delivery_id}"
-
 
 class ScheduleTerms(BaseModel):
     """The part of the policy the delivery workflow needs to time its retries."""

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from switchboard.activities.dispatch import dispatch_events
+from switchboard.activities.workflow_starts import dispatch_events
 from switchboard.api.deps import Caller, Session, State
 from switchboard.api.pagination import Paging, envelope
 from switchboard.api.routing import JsonRoute

@@ -22,7 +22,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 
-from switchboard.activities.inbound import start_process_inbound
+from switchboard.activities.workflow_starts import start_inbound
 from switchboard.api.deps import State
 from switchboard.domain.errors import Forbidden, Unauthorized
 from switchboard.domain.inbound import InvalidWebhookEnvelope, decode_body, payload_id
@@ -83,7 +83,7 @@ async def receive_webhook(request: Request, state: State) -> JSONResponse:
             )
     try:
         started = await asyncio.wait_for(
-            start_process_inbound(state.temporal, payload, task_queue=state.settings.temporal_task_queue),
+            start_inbound(state.temporal, payload, task_queue=state.settings.temporal_task_queue),
             timeout=HANDOVER_TIMEOUT_SECONDS,
         )
     except Exception:

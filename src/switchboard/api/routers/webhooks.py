@@ -14,8 +14,8 @@ from urllib.parse import urlsplit
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
 
-from switchboard.activities.dispatch import dispatch_events, start_owner_notification
 from switchboard.activities.webhooks.config import config_from_settings
+from switchboard.activities.workflow_starts import dispatch_events, start_owner_notification
 from switchboard.api.deps import Caller, OwnerOrAdmin, Session, State
 from switchboard.api.pagination import Paging, envelope
 from switchboard.api.routing import JsonRoute

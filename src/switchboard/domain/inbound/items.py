@@ -16,12 +16,9 @@ from typing import Any, ClassVar
 
 from switchboard.domain.inbound.base import ItemBase
 from switchboard.domain.inbound.templates import TemplateUpdate
+from switchboard.domain.message_status import HISTORICAL, RECEIVED, SENT
 
 SOURCE_HUMAN_COEXISTENCE = "HUMAN_COEXISTENCE"
-STATUS_RECEIVED = "received"
-STATUS_HISTORICAL = "historical"
-# An echo is a message the business app already sent; later upstream statuses may still raise it.
-STATUS_ECHO = "sent"
 HISTORY_ERROR_TYPE = "errors"
 HISTORY_ERROR_TITLE = "history_import_error"
 
@@ -50,7 +47,7 @@ class InboundMessage(ItemBase, _MessageBody):
 
     kind: ClassVar[str] = "message"
     direction: ClassVar[str] = "inbound"
-    status: ClassVar[str] = STATUS_RECEIVED
+    status: ClassVar[str] = RECEIVED
     from_phone: str | None = None
     from_wa_id: str | None = None
     from_user_id: str | None = None
@@ -165,7 +162,8 @@ class EchoMessage(ItemBase, _MessageBody):
 
     kind: ClassVar[str] = "echo"
     direction: ClassVar[str] = "outbound"
-    status: ClassVar[str] = STATUS_ECHO
+    # An echo is a message the business app already sent; later upstream statuses may still raise it.
+    status: ClassVar[str] = SENT
     source: ClassVar[str] = SOURCE_HUMAN_COEXISTENCE
     coexistence_echo: ClassVar[bool] = True
     from_phone: str | None = None
@@ -195,7 +193,7 @@ class HistoryMessage(ItemBase, _MessageBody, _HistoryRow):
     """One message of the coexistence history sync (``history``)."""
 
     kind: ClassVar[str] = "history_message"
-    status: ClassVar[str] = STATUS_HISTORICAL
+    status: ClassVar[str] = HISTORICAL
     from_phone: str | None = None
     to_phone: str | None = None
     history_status: str | None = None
@@ -221,7 +219,7 @@ class HistoryError(ItemBase, _HistoryRow):
 
     kind: ClassVar[str] = "history_error"
     message_type: ClassVar[str] = HISTORY_ERROR_TYPE
-    status: ClassVar[str] = STATUS_HISTORICAL
+    status: ClassVar[str] = HISTORICAL
     error_title: ClassVar[str] = HISTORY_ERROR_TITLE
     wa_message_id: str | None = None
     timestamp: str | None = None

@@ -22,6 +22,7 @@ from switchboard.domain.agents.mute import (
     apply_trigger,
     unmute_due_at,
 )
+from switchboard.domain.message_status import DELIVERED, HISTORICAL, READ, SENT
 from switchboard.models.agent_runtime import AgentThread
 from switchboard.models.agents import AgentBinding
 from switchboard.models.messaging import Message
@@ -30,7 +31,7 @@ from switchboard.store.agents.agent_events import record_agent_event
 
 HUMAN_SOURCES = ("HUMAN_COEXISTENCE", "HUMAN_PORTAL", "HUMAN_EMBED_ANONYMOUS")
 # Outbound statuses that mean the upstream accepted the message (history imports are "historical").
-ACCEPTED_STATUSES = ("sent", "delivered", "read", "historical")
+ACCEPTED_STATUSES = (SENT, DELIVERED, READ, HISTORICAL)
 
 
 async def tenant_timezone(session: AsyncSession, tenant_id: str) -> str:
