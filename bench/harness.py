@@ -265,6 +265,22 @@ def temporal_server_pid(address: str) -> int | None:
     return None
 
 
+def postgres_server_pid(database_url: str) -> int | None:
+    """The postmaster serving ``database_url`` (its backends are its children), None for SQLite."""
+    if database_label(database_url) != "PostgreSQL":
+        return None
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    url = make_url(database_url).set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(url) as conn:
+        row = conn.execute("SELECT pg_backend_pid()").fetchone()
+    if row is None:
+        return None
+    stat = Path(f"/proc/{row[0]}/stat").read_text()
+    return int(stat.rsplit(")", 1)[1].split()[1])
+
+
 class CpuMeter:
     """CPU seconds each named process tree used over a phase, to say where a unit of work's time goes."""
 
@@ -394,6 +410,7 @@ __all__ = [
     "CpuMeter",
     "cpu_line",
     "temporal_server_pid",
+    "postgres_server_pid",
     "SERVICE_PIDS",
     "embedded_or_processes",
     "results_section",

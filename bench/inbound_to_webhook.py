@@ -40,6 +40,7 @@ from harness import (
     fresh_database_url,
     goal_line,
     load,
+    postgres_server_pid,
     record_results,
     results_section,
     serve_app,
@@ -191,6 +192,7 @@ async def main(args: argparse.Namespace) -> None:
                     "temporal server": temporal_server_pid(address),
                     "api": SERVICE_PIDS.get("api"),
                     "worker": SERVICE_PIDS.get("worker"),
+                    "postgresql": postgres_server_pid(settings.database_url),
                 }
             )
             cpu.start()

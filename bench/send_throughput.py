@@ -32,6 +32,7 @@ from harness import (
     fresh_database_url,
     goal_line,
     load,
+    postgres_server_pid,
     ratio_line,
     record_results,
     results_section,
@@ -110,6 +111,7 @@ async def main(args: argparse.Namespace) -> None:
                                 "temporal server": temporal_server_pid(address),
                                 "api": SERVICE_PIDS.get("api"),
                                 "worker": SERVICE_PIDS.get("worker"),
+                                "postgresql": postgres_server_pid(settings.database_url),
                             }
                         )
 

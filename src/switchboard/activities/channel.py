@@ -24,6 +24,7 @@ from switchboard.activities.channel_client import (
     ChannelUnreachable,
 )
 from switchboard.activities.deps import ActivityDeps
+from switchboard.domain.failure_types import UPSTREAM_PROTOCOL, UPSTREAM_RETRYABLE
 from switchboard.domain.throughput import slot_bucket
 from switchboard.domain.upstream_errors import UpstreamFailure, retry_delay_seconds
 from switchboard.models.send import SendAttempt, SendAttemptResult, SlotRequest, UpstreamFailureInfo
@@ -51,7 +52,7 @@ def raise_retryable(failure: UpstreamFailure) -> NoReturn:
     raise ApplicationError(
         failure.error_message,
         failure_info(failure).model_dump(),
-        type="UpstreamRetryable",
+        type=UPSTREAM_RETRYABLE,
         next_retry_delay=timedelta(seconds=delay),
     )
 
@@ -85,7 +86,7 @@ class ChannelActivities:
         except ChannelUnreachable as exc:
             raise_retryable(exc.failure)
         except ChannelProtocolError as exc:
-            raise ApplicationError(str(exc), type="UpstreamProtocol") from exc
+            raise ApplicationError(str(exc), type=UPSTREAM_PROTOCOL) from exc
         except ChannelRefused as exc:
             log.info(
                 "upstream refused send",
@@ -96,7 +97,7 @@ class ChannelActivities:
             return SendAttemptResult(failure=failure_info(exc.failure))
         sent = body.get("messages") if isinstance(body, dict) else None
         if not sent or not isinstance(sent[0], dict) or not sent[0].get("id"):
-            raise ApplicationError("upstream accepted without a message id", type="UpstreamProtocol")
+            raise ApplicationError("upstream accepted without a message id", type=UPSTREAM_PROTOCOL)
         return SendAttemptResult(wa_message_id=str(sent[0]["id"]))
 
     @activity.defn(name="channel_acquire_slot")

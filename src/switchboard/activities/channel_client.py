@@ -19,6 +19,7 @@ from typing import Any
 
 import httpx
 
+from switchboard.domain.failure_types import UPSTREAM_PROTOCOL_ERROR_CODE
 from switchboard.domain.secrets_box import open_sealed
 from switchboard.domain.upstream_errors import (
     UpstreamFailure,
@@ -63,7 +64,7 @@ class ChannelProtocolError(ChannelError):
     def __init__(self, detail: str) -> None:
         super().__init__(
             UpstreamFailure(
-                code="UPSTREAM_PROTOCOL_ERROR",
+                code=UPSTREAM_PROTOCOL_ERROR_CODE,
                 status_code=502,
                 error_title="Upstream answered unexpectedly",
                 error_message=f"the upstream answered in a way the service cannot use: {detail}",

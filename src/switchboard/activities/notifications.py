@@ -25,6 +25,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from switchboard.activities.deps import ActivityDeps
+from switchboard.domain.failure_types import SMTP_FAILED, SMTP_MISCONFIGURED
 from switchboard.models.base import utcnow
 from switchboard.settings import Settings
 from switchboard.store.database import unit_of_work
@@ -138,6 +139,6 @@ class NotificationActivities:
         try:
             return await deliver_notification(self._deps.sessions, self._deps.settings, notification_id)
         except ValueError as exc:
-            raise ApplicationError(str(exc), type="SmtpMisconfigured", non_retryable=True) from exc
+            raise ApplicationError(str(exc), type=SMTP_MISCONFIGURED, non_retryable=True) from exc
         except (OSError, smtplib.SMTPException) as exc:
-            raise ApplicationError(f"SMTP failed: {exc}", type="SmtpFailed") from exc
+            raise ApplicationError(f"SMTP failed: {exc}", type=SMTP_FAILED) from exc

@@ -21,6 +21,7 @@ from temporalio.exceptions import ApplicationError
 from switchboard.activities.channel import channel_client, raise_retryable
 from switchboard.activities.channel_client import ChannelError
 from switchboard.activities.deps import ActivityDeps
+from switchboard.domain.failure_types import TEMPLATE_SYNC_REFUSED
 from switchboard.domain.templates import TemplateRecordFields, parse_upstream_template
 from switchboard.models.base import utcnow
 from switchboard.models.messaging import Template
@@ -34,7 +35,6 @@ log = logging.getLogger("switchboard.templates")
 # Pages read per sync at most (the upstream allows 6,000 templates per verified WABA).
 MAX_SYNC_PAGES = 50
 PAGE_SIZE = 100
-SYNC_REFUSED = "TemplateSyncRefused"
 
 GetPage = Callable[[dict[str, Any]], Awaitable[Mapping[str, Any]]]
 
@@ -91,11 +91,13 @@ class TemplateSyncActivities:
             if exc.failure.retryable:
                 raise_retryable(exc.failure)
             # A revoked token or a WABA the app lost: retrying will not help; the next run tries again.
-            raise ApplicationError(exc.failure.error_message, type=SYNC_REFUSED, non_retryable=True) from exc
+            raise ApplicationError(
+                exc.failure.error_message, type=TEMPLATE_SYNC_REFUSED, non_retryable=True
+            ) from exc
         activity.heartbeat(params.get("after"))
         if not isinstance(body, Mapping):
             raise ApplicationError(
-                "a template page that is not an object", type=SYNC_REFUSED, non_retryable=True
+                "a template page that is not an object", type=TEMPLATE_SYNC_REFUSED, non_retryable=True
             )
         return body
 

@@ -116,7 +116,8 @@ async def _claim(state: AppState, scope: str, key: str, fingerprint: str) -> JSO
         )
     if not claim.is_replay:
         return None
-    assert claim.replay_status is not None
+    if claim.replay_status is None:
+        raise InternalFailure("a stored idempotent response has no status", details={"key": key})
     return JSONResponse(
         claim.replay_body, status_code=claim.replay_status, headers={"X-Idempotent-Replay": "true"}
     )
@@ -197,7 +198,9 @@ async def _run(state: AppState, request: SendInput) -> JSONResponse:
 async def _accepted(state: AppState, message_id: str) -> JSONResponse:
     async with state.sessions() as session:
         message = await session.get(Message, message_id)
-    assert message is not None
+    if message is None:
+        # Stored before the workflow started, and messages are never deleted while queued.
+        raise InternalFailure("the queued message is gone", details={"message_id": message_id})
     return JSONResponse(
         MessagePublic.of(message).model_dump(),
         status_code=202,

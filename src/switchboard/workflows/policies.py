@@ -14,6 +14,8 @@ from typing import Final
 from temporalio.common import RetryPolicy
 from temporalio.workflow import ActivityConfig, LocalActivityConfig
 
+from switchboard.domain.failure_types import SMTP_MISCONFIGURED, TEMPLATE_SYNC_REFUSED, UPSTREAM_PROTOCOL
+
 # Database housekeeping: cheap, idempotent, retried a few times then left to
 # the next scheduled run.
 HOUSEKEEPING: Final[ActivityConfig] = {
@@ -34,7 +36,7 @@ TEMPLATE_SYNC: Final[ActivityConfig] = {
         backoff_coefficient=2.0,
         maximum_interval=timedelta(minutes=1),
         maximum_attempts=4,
-        non_retryable_error_types=["TemplateSyncRefused"],
+        non_retryable_error_types=[TEMPLATE_SYNC_REFUSED],
     ),
 }
 
@@ -50,7 +52,7 @@ UPSTREAM_SEND: Final[ActivityConfig] = {
         initial_interval=timedelta(seconds=1),
         backoff_coefficient=2.0,
         maximum_interval=timedelta(seconds=60),
-        non_retryable_error_types=["UpstreamProtocol"],
+        non_retryable_error_types=[UPSTREAM_PROTOCOL],
     ),
 }
 
@@ -127,7 +129,7 @@ WEBHOOK_NOTIFY: Final[ActivityConfig] = {
     "retry_policy": RetryPolicy(
         initial_interval=timedelta(seconds=5),
         maximum_interval=timedelta(minutes=1),
-        non_retryable_error_types=["SmtpMisconfigured"],
+        non_retryable_error_types=[SMTP_MISCONFIGURED],
     ),
 }
 

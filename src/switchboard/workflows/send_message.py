@@ -31,6 +31,11 @@ with workflow.unsafe.imports_passed_through():
     from switchboard.activities.media import MediaActivities
     from switchboard.activities.sends import SendRecordActivities
     from switchboard.activities.workflow_starts import SEND_WORKFLOW
+    from switchboard.domain.failure_types import (
+        UPSTREAM_PROTOCOL_ERROR_CODE,
+        UPSTREAM_RETRYABLE,
+        UPSTREAM_UNAVAILABLE_CODE,
+    )
     from switchboard.domain.send_payload.cloud_body import with_media_body
     from switchboard.models.send import (
         MediaPrepare,
@@ -107,7 +112,7 @@ class SendMessageWorkflow:
             exhausted = (
                 err.retry_state == RetryState.TIMEOUT
                 or isinstance(cause, TemporalTimeout)
-                or (isinstance(cause, ApplicationError) and cause.type == "UpstreamRetryable")
+                or (isinstance(cause, ApplicationError) and cause.type == UPSTREAM_RETRYABLE)
             )
             return SendAttemptResult(failure=_unavailable() if exhausted else _protocol_error(str(cause)))
 
@@ -146,7 +151,7 @@ class SendMessageWorkflow:
         )
 
 
-UNAVAILABLE = "UPSTREAM_UNAVAILABLE"
+UNAVAILABLE = UPSTREAM_UNAVAILABLE_CODE
 
 
 def _unavailable() -> UpstreamFailureInfo:
@@ -160,7 +165,7 @@ def _unavailable() -> UpstreamFailureInfo:
 
 def _protocol_error(detail: str) -> UpstreamFailureInfo:
     return UpstreamFailureInfo(
-        code="UPSTREAM_PROTOCOL_ERROR",
+        code=UPSTREAM_PROTOCOL_ERROR_CODE,
         status_code=502,
         error_title="Upstream answered unexpectedly",
         error_message=f"the upstream answered in a way the service cannot use: {detail}",
