@@ -79,6 +79,10 @@ class Settings(BaseSettings):
     # Set SwitchboardTenantId/SwitchboardThreadId on agent workflows (they must be registered on the
     # Temporal namespace; `switchboard dev` does it, docs/operations.md says how in production).
     temporal_search_attributes: bool = True
+    # Run workflow code in Temporal's sandbox (isolated module state, restricted calls). Off saves
+    # about half of a workflow run's worker CPU (docs/operations.md, Performance); determinism is then
+    # guarded only by the replay tests of recorded histories.
+    temporal_workflow_sandbox: bool = True
     tool_egress_allow_private: bool = False
 
     anthropic_api_key: str | None = None

@@ -23,7 +23,7 @@ from temporalio.client import (
     ScheduleSpec,
 )
 from temporalio.types import MethodAsyncNoParam
-from temporalio.worker import Worker
+from temporalio.worker import UnsandboxedWorkflowRunner, Worker, WorkflowRunner
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from switchboard.activities.deps import ActivityDeps
@@ -85,6 +85,11 @@ SANDBOX = SandboxedWorkflowRunner(
 )
 
 
+def workflow_runner(settings: Settings) -> WorkflowRunner:
+    """The sandbox (the default), or none when TEMPORAL_WORKFLOW_SANDBOX is off."""
+    return SANDBOX if settings.temporal_workflow_sandbox else UnsandboxedWorkflowRunner()
+
+
 def build_worker(client: Client, deps: ActivityDeps, *, max_concurrent: int = 50) -> Worker:
     """A worker on the configured task queue with every workflow and activity."""
     return Worker(
@@ -93,7 +98,7 @@ def build_worker(client: Client, deps: ActivityDeps, *, max_concurrent: int = 50
         workflows=list(WORKFLOWS),
         activities=build_activities(deps),
         max_concurrent_activities=max_concurrent,
-        workflow_runner=SANDBOX,
+        workflow_runner=workflow_runner(deps.settings),
     )
 
 
