@@ -54,9 +54,14 @@ PHONE_NUMBER_ID = "106540352242922"
 DISPLAY = "15550783881"
 
 
-def text_webhook(n: int, *, prefix: str = "bench") -> bytes:
-    """A Cloud API text-message webhook from user ``n`` (one conversation per user)."""
-    user = f"1650{n:07d}" if prefix == "bench" else f"1651{n:07d}"
+def text_webhook(n: int, *, prefix: str = "bench", users: int | None = None) -> bytes:
+    """A Cloud API text-message webhook: message ``n``, from user ``n % users`` (one conversation per user).
+
+    By default every message comes from a new user, so each one also creates a contact and a conversation
+    (the costliest inbound message); ``users`` sends the load from that many returning users instead.
+    """
+    sender = n if users is None else n % users
+    user = f"1650{sender:07d}" if prefix == "bench" else f"1651{sender:07d}"
     value = {
         "messaging_product": "whatsapp",
         "metadata": {"display_phone_number": DISPLAY, "phone_number_id": PHONE_NUMBER_ID},
@@ -166,7 +171,7 @@ async def main(args: argparse.Namespace) -> None:
             )
             if hook.status_code not in (200, 201):
                 admin_note = f"(no end-to-end figure: POST /v1/webhooks answered {hook.status_code})"
-            bodies = [text_webhook(n) for n in range(args.payloads)]
+            bodies = [text_webhook(n, users=args.users) for n in range(args.payloads)]
             posted_at: dict[str, float] = {}
 
             async def send(body: bytes) -> None:
@@ -244,8 +249,10 @@ async def main(args: argparse.Namespace) -> None:
                 concurrency=1,
             )
     shape = "API (2 workers) and worker as processes" if args.processes else "API and worker in one process"
+    senders = f"{args.users} returning users" if args.users else "a new user per message"
     print(
-        f"Inbound to webhook (loopback, {database_label(settings.database_url)}, Temporal dev server, {shape})"
+        f"Inbound to webhook (loopback, {database_label(settings.database_url)}, Temporal dev server, {shape}, "
+        f"{senders})"
     )
     for figures in (accepted, end_to_end, unloaded, baseline, baseline_paced):
         if figures is not None:
@@ -285,7 +292,9 @@ async def main(args: argparse.Namespace) -> None:
             paced_p50_ratio=round(paced_ratio, 3),
         )
     record_results(
-        results_section("inbound_to_webhook", settings.database_url, processes=args.processes), results
+        results_section("inbound_to_webhook", settings.database_url, processes=args.processes)
+        + (f".users{args.users}" if args.users else ""),
+        results,
     )
     if admin_note:
         print("  " + admin_note)
@@ -298,5 +307,11 @@ if __name__ == "__main__":
     parser.add_argument("--paced", type=int, default=30, help="payloads sent one at a time afterwards")
     parser.add_argument("--wait", type=float, default=120.0, help="seconds to wait for the last delivery")
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL"))
+    parser.add_argument(
+        "--users",
+        type=int,
+        default=None,
+        help="send from this many returning users (default: a new user each)",
+    )
     parser.add_argument("--processes", action="store_true", help="API and worker as their own processes")
     asyncio.run(main(parser.parse_args()))
