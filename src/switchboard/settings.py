@@ -83,6 +83,12 @@ class Settings(BaseSettings):
     # about half of a workflow run's worker CPU (docs/operations.md, Performance); determinism is then
     # guarded only by the replay tests of recorded histories.
     temporal_workflow_sandbox: bool = True
+    # Worker slots (`switchboard worker`); None keeps the SDK's default. A worker is one Python event
+    # loop: once it is busy, more slots add queueing, not throughput (docs/operations.md, Performance).
+    worker_max_concurrent_activities: int = Field(default=50, ge=1)
+    worker_max_concurrent_local_activities: int | None = Field(default=None, ge=1)
+    worker_max_concurrent_workflow_tasks: int | None = Field(default=None, ge=2)
+    worker_max_cached_workflows: int = Field(default=1000, ge=0)
     tool_egress_allow_private: bool = False
 
     anthropic_api_key: str | None = None

@@ -90,15 +90,22 @@ def workflow_runner(settings: Settings) -> WorkflowRunner:
     return SANDBOX if settings.temporal_workflow_sandbox else UnsandboxedWorkflowRunner()
 
 
-def build_worker(client: Client, deps: ActivityDeps, *, max_concurrent: int = 50) -> Worker:
-    """A worker on the configured task queue with every workflow and activity."""
+def build_worker(client: Client, deps: ActivityDeps, *, max_concurrent: int | None = None) -> Worker:
+    """A worker on the configured task queue with every workflow and activity.
+
+    Slots come from the WORKER_* settings; ``max_concurrent`` overrides the activity slots (tests, benches).
+    """
+    settings = deps.settings
     return Worker(
         client,
-        task_queue=deps.settings.temporal_task_queue,
+        task_queue=settings.temporal_task_queue,
         workflows=list(WORKFLOWS),
         activities=build_activities(deps),
-        max_concurrent_activities=max_concurrent,
-        workflow_runner=workflow_runner(deps.settings),
+        max_concurrent_activities=max_concurrent or settings.worker_max_concurrent_activities,
+        max_concurrent_local_activities=settings.worker_max_concurrent_local_activities,
+        max_concurrent_workflow_tasks=settings.worker_max_concurrent_workflow_tasks,
+        max_cached_workflows=settings.worker_max_cached_workflows,
+        workflow_runner=workflow_runner(settings),
     )
 
 

@@ -1,4 +1,4 @@
-"""TEMPORAL_WORKFLOW_SANDBOX=false: the same send, its workflow run without Temporal's sandbox."""
+"""TEMPORAL_WORKFLOW_SANDBOX=false and the WORKER_* slots: how `switchboard worker` builds its Temporal worker."""
 
 from __future__ import annotations
 
@@ -52,3 +52,39 @@ async def test_a_send_runs_unsandboxed(
     assert response.status_code == 201, response.text
     assert response.json()["status"] == "sent"
     assert channel.sends[-1]["text"] == {"body": "hi"}
+
+
+async def test_worker_slots_come_from_settings(settings: Settings, temporal_env: WorkflowEnvironment) -> None:
+    tuned = settings.model_copy(
+        update={
+            "worker_max_concurrent_activities": 7,
+            "worker_max_concurrent_local_activities": 5,
+            "worker_max_concurrent_workflow_tasks": 3,
+            "worker_max_cached_workflows": 11,
+        }
+    )
+    engine = create_engine(settings.database_url)
+    deps = build_deps(temporal_env.client, tuned, engine)
+    try:
+        config = build_worker(temporal_env.client, deps).config()
+        assert config.get("max_concurrent_activities") == 7
+        assert config.get("max_concurrent_local_activities") == 5
+        assert config.get("max_concurrent_workflow_tasks") == 3
+        assert config.get("max_cached_workflows") == 11
+        # A caller's explicit activity slots (tests, benches) win over the setting (another queue: one
+        # worker per task queue and process).
+        other = build_deps(
+            temporal_env.client,
+            tuned.model_copy(update={"temporal_task_queue": f"{tuned.temporal_task_queue}-other"}),
+            engine,
+        )
+        assert (
+            build_worker(temporal_env.client, other, max_concurrent=2)
+            .config()
+            .get("max_concurrent_activities")
+            == 2
+        )
+        await close_deps(other)
+    finally:
+        await close_deps(deps)
+        await engine.dispose()
