@@ -168,7 +168,7 @@ def _settings_on(url: str) -> Settings:
 
 
 async def _known(url: str, demo: dict) -> bool:
-    from switchboard.devstack import demo_is_known
+    from switchboard.dev_demo import demo_is_known
     from switchboard.store.database import create_engine, session_factory, unit_of_work
 
     engine = create_engine(url)
@@ -182,7 +182,7 @@ async def _known(url: str, demo: dict) -> bool:
 async def test_dev_reuses_known_demo_keys_and_replaces_those_a_new_database_lacks(
     databases, tmp_path, monkeypatch
 ):
-    from switchboard.devstack import DEMO_FILE, bootstrap_demo
+    from switchboard.dev_demo import DEMO_FILE, bootstrap_demo
 
     monkeypatch.chdir(tmp_path)
     DEMO_FILE.parent.mkdir()
@@ -209,7 +209,7 @@ async def test_dev_reuses_known_demo_keys_and_replaces_those_a_new_database_lack
 async def test_dev_issues_new_keys_for_the_demo_tenant_when_its_saved_key_was_revoked(
     database_url, tmp_path, monkeypatch
 ):
-    from switchboard.devstack import DEMO_FILE, bootstrap_demo
+    from switchboard.dev_demo import DEMO_FILE, bootstrap_demo
     from switchboard.domain.api_keys import hash_key
     from switchboard.models.base import utcnow
     from switchboard.store import tenancy

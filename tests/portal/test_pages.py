@@ -9,7 +9,7 @@ import httpx
 import pytest
 from playwright.async_api import expect
 
-from switchboard.devstack import banner
+from switchboard.dev_demo import banner
 from tests.portal.support import sign_in
 from tests.support.tenants import TenantFixture
 

@@ -11,7 +11,8 @@ import pytest
 from openai.types.chat import ChatCompletionFunctionToolParam, ChatCompletionMessageFunctionToolCall
 
 from switchboard.activities.llm.openai_adapter import OpenAIAdapter
-from switchboard.devstack import FAKE_MODEL_KEY, model_line, use_fake_model
+from switchboard.dev_demo import FAKE_MODEL_KEY, model_line
+from switchboard.devstack import use_fake_model
 from switchboard.domain.agents.prompt import parse_intent, router_prompt
 from switchboard.models.llm import (
     AssistantMessage,
