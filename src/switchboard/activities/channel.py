@@ -46,9 +46,10 @@ def failure_info(failure: UpstreamFailure) -> UpstreamFailureInfo:
     )
 
 
-def raise_retryable(failure: UpstreamFailure) -> NoReturn:
+def raise_retryable(failure: UpstreamFailure, *, attempts_before: int = 0) -> NoReturn:
     """Hand a retryable failure to Temporal with our own backoff and jitter."""
-    delay = retry_delay_seconds(failure, activity.info().attempt, rand=random.random()) or 1.0
+    attempt = activity.info().attempt + attempts_before
+    delay = retry_delay_seconds(failure, attempt, rand=random.random()) or 1.0
     raise ApplicationError(
         failure.error_message,
         failure_info(failure).model_dump(),
@@ -84,7 +85,7 @@ class ChannelActivities:
                 waba, "POST", f"{attempt.phone_number_id}/messages", json=attempt.body
             )
         except ChannelUnreachable as exc:
-            raise_retryable(exc.failure)
+            raise_retryable(exc.failure, attempts_before=attempt.attempts_before)
         except ChannelProtocolError as exc:
             raise ApplicationError(str(exc), type=UPSTREAM_PROTOCOL) from exc
         except ChannelRefused as exc:
@@ -93,7 +94,7 @@ class ChannelActivities:
                 extra={"message_id": attempt.message_id, "status": exc.status_code, "code": exc.failure.code},
             )
             if exc.failure.retryable:
-                raise_retryable(exc.failure)
+                raise_retryable(exc.failure, attempts_before=attempt.attempts_before)
             return SendAttemptResult(failure=failure_info(exc.failure))
         sent = body.get("messages") if isinstance(body, dict) else None
         if not sent or not isinstance(sent[0], dict) or not sent[0].get("id"):

@@ -44,6 +44,9 @@ class SendAttempt(BaseModel):
     phone_number_id: str
     waba_id: str
     body: dict[str, Any]
+    # Tries made before this activity's own attempts (the local first try), so its backoff goes on
+    # from there instead of starting again.
+    attempts_before: int = 0
 
 
 class SendAttemptResult(BaseModel):

@@ -55,6 +55,13 @@ UPSTREAM_SEND: Final[ActivityConfig] = {
         non_retryable_error_types=[UPSTREAM_PROTOCOL],
     ),
 }
+# The first try of that send, as a local activity (runs recorded after the patch "send-local-first-attempt"):
+# one attempt, no retry of its own. Most sends end here; a retryable failure or a timeout hands the rest
+# of the retry window to UPSTREAM_SEND.
+UPSTREAM_SEND_FIRST: Final[LocalActivityConfig] = {
+    "start_to_close_timeout": timedelta(seconds=15),
+    "retry_policy": RetryPolicy(maximum_attempts=1),
+}
 
 # Local bookkeeping (our database): retried until it works.
 LOCAL_WRITE: Final[LocalActivityConfig] = {

@@ -6,7 +6,9 @@ number format) send once more with the alternate phone form; then record the
 outcome. Every step survives a worker crash: the workflow resumes where it was
 and the message is sent, not lost. The throughput slot and the outcome record
 are short writes to our own database, so they run as local activities (no
-task-queue round trip); the upstream call is a regular activity.
+task-queue round trip). So does the first try of the upstream call: most sends
+end there; a retryable failure or a timeout hands the rest of the retry window
+to the regular activity, whose durable retries run for up to a day.
 
 The result is a typed ``SendReport`` (the message as sent, or why it failed);
 the API renders the spec's answer from it. Histories recorded before that type
@@ -24,7 +26,7 @@ from temporalio.exceptions import ActivityError, ApplicationError, RetryState
 from temporalio.exceptions import TimeoutError as TemporalTimeout
 from temporalio.workflow import ActivityConfig
 
-from switchboard.workflows.policies import LOCAL_WRITE, MEDIA_TRANSFER, UPSTREAM_SEND
+from switchboard.workflows.policies import LOCAL_WRITE, MEDIA_TRANSFER, UPSTREAM_SEND, UPSTREAM_SEND_FIRST
 
 with workflow.unsafe.imports_passed_through():
     from switchboard.activities.channel import ChannelActivities
@@ -32,6 +34,7 @@ with workflow.unsafe.imports_passed_through():
     from switchboard.activities.sends import SendRecordActivities
     from switchboard.activities.workflow_starts import SEND_WORKFLOW
     from switchboard.domain.failure_types import (
+        UPSTREAM_PROTOCOL,
         UPSTREAM_PROTOCOL_ERROR_CODE,
         UPSTREAM_RETRYABLE,
         UPSTREAM_UNAVAILABLE_CODE,
@@ -47,6 +50,10 @@ with workflow.unsafe.imports_passed_through():
         SlotRequest,
         UpstreamFailureInfo,
     )
+
+
+# Runs started before the first try was a local activity replay it as the regular one.
+LOCAL_FIRST_ATTEMPT = "send-local-first-attempt"
 
 
 @workflow.defn(name=SEND_WORKFLOW)
@@ -88,23 +95,37 @@ class SendMessageWorkflow:
     async def _send(self, request: SendInput, body: dict) -> SendAttemptResult:
         if request.per_second is not None:
             await self._wait_for_slot(request.phone_number_id, request.per_second)
+        attempt = SendAttempt(
+            message_id=request.message_id,
+            tenant_id=request.tenant_id,
+            phone_number_id=request.phone_number_id,
+            waba_id=request.waba_id,
+            body=body,
+        )
         # The retry window comes with the request (SEND_RETRY_WINDOW_SECONDS), not from the policy.
-        options: ActivityConfig = {
-            **UPSTREAM_SEND,
-            "schedule_to_close_timeout": timedelta(seconds=request.retry_window_seconds),
-        }
+        window = timedelta(seconds=request.retry_window_seconds)
+        if workflow.patched(LOCAL_FIRST_ATTEMPT):
+            started = workflow.now()
+            try:
+                return await workflow.execute_local_activity_method(
+                    ChannelActivities.send, attempt, **UPSTREAM_SEND_FIRST
+                )
+            except (ActivityError, ApplicationError, TemporalTimeout) as err:
+                # A local activity's failure may arrive as its cause itself, not wrapped in ActivityError.
+                cause = err.cause if isinstance(err, ActivityError) else err
+                if isinstance(cause, ApplicationError) and cause.type == UPSTREAM_PROTOCOL:
+                    return SendAttemptResult(failure=_protocol_error(str(cause)))
+                # Retryable, no answer in time, or our own failure: wait what the try asked for (the
+                # upstream's Retry-After or the first backoff step), then retry for the rest of the window.
+                delay = cause.next_retry_delay if isinstance(cause, ApplicationError) else None
+                await workflow.sleep(delay or timedelta(seconds=1))
+            window -= workflow.now() - started
+            if window <= timedelta(0):
+                return SendAttemptResult(failure=_unavailable())
+            attempt.attempts_before = 1
+        options: ActivityConfig = {**UPSTREAM_SEND, "schedule_to_close_timeout": window}
         try:
-            return await workflow.execute_activity_method(
-                ChannelActivities.send,
-                SendAttempt(
-                    message_id=request.message_id,
-                    tenant_id=request.tenant_id,
-                    phone_number_id=request.phone_number_id,
-                    waba_id=request.waba_id,
-                    body=body,
-                ),
-                **options,
-            )
+            return await workflow.execute_activity_method(ChannelActivities.send, attempt, **options)
         except ActivityError as err:
             # Retries ran out (the retry window passed: the last failure was a retryable one or a
             # timeout), or the upstream broke protocol (non-retryable).
