@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from switchboard.domain.rate_limits import Limits, windows_at
+from switchboard.domain.rate_limits import Limits, newest_window, windows_at
 from switchboard.store import rate_limits
 
 SECOND_SHARE = 5
@@ -92,12 +92,16 @@ class RateLimiter:
         self, slot: tuple[str, str], bucket: str, limit: int, share: int, expires_at: datetime
     ) -> _Lease | None:
         lease = self._lease(slot, bucket)
+        # A request timed in a window this process has already left counts in the newer one: moving the
+        # lease back would lease a fresh chunk of the old window, and back again one of the new.
+        bucket = newest_window(bucket, lease.bucket)
         if lease.bucket == bucket and lease.available > 0:
             lease.available -= 1
             return lease
         if lease.bucket == bucket and lease.exhausted:
             return None
         async with lease.lock:
+            bucket = newest_window(bucket, lease.bucket)
             if lease.bucket != bucket:
                 lease.bucket, lease.available, lease.shared_count, lease.exhausted = bucket, 0, 0, False
             if lease.available == 0 and not lease.exhausted:
@@ -119,7 +123,7 @@ class RateLimiter:
             lease = self._leases[slot] = _Lease(bucket=bucket)
             while len(self._leases) > _MAX_KEYS:
                 self._leases.popitem(last=False)
-        elif lease.bucket != bucket and not lease.lock.locked():
+        elif newest_window(bucket, lease.bucket) != lease.bucket and not lease.lock.locked():
             # A new window: the old window's unused lease is worth nothing now.
             lease.bucket, lease.available, lease.shared_count, lease.exhausted = bucket, 0, 0, False
         self._leases.move_to_end(slot)

@@ -56,3 +56,10 @@ def windows_at(key_id: str, epoch_seconds: float) -> Windows:
         day_bucket=f"{key_id}:d:{day}",
         day_reset=(day + 1) * DAY_SECONDS,
     )
+
+
+def newest_window(bucket: str, other: str) -> str:
+    """The later of two buckets of one key and kind (``windows_at`` ends each in its window's number)."""
+    if not other:
+        return bucket
+    return bucket if int(bucket.rsplit(":", 1)[1]) >= int(other.rsplit(":", 1)[1]) else other
