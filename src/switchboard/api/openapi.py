@@ -28,8 +28,14 @@ from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
 
 from switchboard.api.deps import operator, principal
+from switchboard.api.openapi_send import (
+    SEND_EXAMPLES,
+    SEND_PATHS,
+    SEND_RESPONSE_SCHEMA,
+    SEND_SCHEMA,
+    SENT_EXAMPLES,
+)
 from switchboard.api.routing import flat_routes
-from switchboard.domain.message_status import SENT, SENT_SANDBOX
 
 ERROR_SCHEMA: dict[str, Any] = {
     "title": "Error",
@@ -124,155 +130,6 @@ _EXTRA: dict[tuple[str, str], tuple[int, ...]] = {
     ("post", "/channel/webhook"): (400, 401, 413),
 }
 
-_SEND_TYPES = [
-    "text",
-    "template",
-    "image",
-    "video",
-    "audio",
-    "document",
-    "sticker",
-    "location",
-    "interactive",
-    "contacts",
-    "reaction",
-]
-
-SEND_SCHEMA: dict[str, Any] = {
-    "title": "SendMessage",
-    "type": "object",
-    "description": "One outbound message; `type` selects the object that carries its content. "
-    "At least one of `to` and `recipient` is required (`to` wins when both are sent).",
-    "required": ["phone_number_id", "type"],
-    "properties": {
-        "phone_number_id": {
-            "type": "string",
-            "description": "the channel's numeric id of the business number",
-        },
-        "to": {
-            "type": "string",
-            "description": "E.164 without +, 8 to 15 digits",
-            "pattern": "^[0-9]{8,15}$",
-        },
-        "recipient": {"type": "string", "description": "BSUID: US.<chars> or US.ENT.<chars>"},
-        "type": {"type": "string", "enum": _SEND_TYPES},
-        **{name: {"type": ["object", "array"] if name == "contacts" else "object"} for name in _SEND_TYPES},
-        "context": {"type": "object", "description": "reply to: {message_id}"},
-    },
-    "additionalProperties": True,
-}
-
-SEND_EXAMPLES: dict[str, Any] = {
-    "text": {
-        "summary": "Text",
-        "value": {
-            "phone_number_id": "106540352242922",
-            "to": "5491155551234",
-            "type": "text",
-            "text": {"body": "Hello from Switchboard"},
-        },
-    },
-    "template": {
-        "summary": "Template with a body variable",
-        "value": {
-            "phone_number_id": "106540352242922",
-            "to": "5491155551234",
-            "type": "template",
-            "template": {
-                "name": "order_update",
-                "language": {"code": "es_AR"},
-                "components": [{"type": "body", "parameters": [{"type": "text", "text": "#1234"}]}],
-            },
-        },
-    },
-    "image": {
-        "summary": "Image by link",
-        "value": {
-            "phone_number_id": "106540352242922",
-            "to": "5491155551234",
-            "type": "image",
-            "image": {"link": "https://example.com/photo.jpg", "caption": "Your receipt"},
-        },
-    },
-    "interactive_buttons": {
-        "summary": "Interactive reply buttons",
-        "value": {
-            "phone_number_id": "106540352242922",
-            "to": "5491155551234",
-            "type": "interactive",
-            "interactive": {
-                "type": "button",
-                "body": {"text": "Confirm your appointment?"},
-                "action": {
-                    "buttons": [
-                        {"type": "reply", "reply": {"id": "yes", "title": "Yes"}},
-                        {"type": "reply", "reply": {"id": "no", "title": "No"}},
-                    ]
-                },
-            },
-        },
-    },
-    "bsuid": {
-        "summary": "Text to a business-scoped user id",
-        "value": {
-            "phone_number_id": "106540352242922",
-            "recipient": "US.13491208655302741918",
-            "type": "text",
-            "text": {"body": "Hi"},
-        },
-    },
-}
-
-SENT_EXAMPLES: dict[str, Any] = {
-    "live": {
-        "summary": "Live key",
-        "value": {
-            "id": "msg_01J9Z8Q4K7V2",
-            "phone_number_id": "106540352242922",
-            "direction": "outbound",
-            "message_type": "text",
-            "wa_message_id": "wamid.HBgNNTQ5MTE1NTU1MTIzNBUCABEYEjQ",
-            "status": SENT,
-            "to_phone": "5491155551234",
-            "created_at": "2026-01-05T14:03:07.512Z",
-        },
-    },
-    "sandbox": {
-        "summary": "Sandbox key (gsk_test_)",
-        "value": {
-            "id": "sandbox-msg_01J9Z8Q4K7V2",
-            "phone_number_id": "106540352242922",
-            "direction": "outbound",
-            "message_type": "text",
-            "wa_message_id": "wamid.SANDBOX.3f1c2a",
-            "status": SENT_SANDBOX,
-            "to_phone": "5491155551234",
-            "recipient": None,
-            "created_at": "2026-01-05T14:03:07.512Z",
-            "_sandbox": True,
-            "_note": "Sandbox key: nothing was stored or sent.",
-        },
-    },
-}
-
-_SEND_RESPONSE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["id", "phone_number_id", "direction", "message_type", "status"],
-    "properties": {
-        "id": {"type": "string"},
-        "phone_number_id": {"type": "string"},
-        "direction": {"type": "string", "enum": ["outbound"]},
-        "message_type": {"type": "string"},
-        "wa_message_id": {"type": ["string", "null"]},
-        "status": {"type": "string"},
-        "to_phone": {"type": ["string", "null"]},
-        "created_at": {"type": "string"},
-    },
-    "additionalProperties": True,
-}
-
-_SEND_PATHS = {"/v1/messages", "/v1/messages/media"}
-
 
 def _route_facts(app: FastAPI) -> dict[tuple[str, str], dict[str, bool]]:
     """What each route's shape says about its failures: auth, role check, body kind."""
@@ -365,7 +222,7 @@ def _send_body(op: dict[str, Any], path: str) -> None:
     }
     for status in ("200", "201", "202"):
         ok = op["responses"].setdefault(status, {"description": HTTPStatus(int(status)).phrase})
-        ok["content"] = {"application/json": {"schema": _SEND_RESPONSE_SCHEMA}}
+        ok["content"] = {"application/json": {"schema": SEND_RESPONSE_SCHEMA}}
         if path == "/v1/messages" and status == "201":
             ok["content"]["application/json"]["examples"] = SENT_EXAMPLES
     op["responses"]["200"]["description"] = "An idempotent replay or an already-sent retry"
@@ -407,7 +264,7 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
             op["security"] = security
             responses = op.setdefault("responses", {})
             responses.pop("422", None)
-            if method == "post" and path in _SEND_PATHS:
+            if method == "post" and path in SEND_PATHS:
                 _send_body(op, path)
             if method == "post" and path in ("/v1/messages/{message_id}/retry", "/v1/messages/upload-media"):
                 responses.setdefault("200", {"description": "An earlier retry of this message, unchanged"})
