@@ -29,7 +29,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from switchboard.devstack import SEARCH_ATTRIBUTE_ARGS
-from tests.support.http_server import serve_app
+from tests.support.http_server import free_port, serve_app
 
 
 @dataclass
@@ -213,14 +213,6 @@ def settings_env(settings: Any) -> dict[str, str]:
 
 # The running service processes' pids by role ("api", "worker"), while service_processes() holds them.
 SERVICE_PIDS: dict[str, int] = {}
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _proc_cpu_seconds(pid: int) -> float:

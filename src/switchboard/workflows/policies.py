@@ -45,8 +45,9 @@ TEMPLATE_SYNC: Final[ActivityConfig] = {
 # overrides the interval here. A send that cannot get through within its
 # retry window (SEND_RETRY_WINDOW_SECONDS, a day by default, carried in the
 # workflow input) becomes failed_transient.
+_UPSTREAM_CALL_TIMEOUT = timedelta(seconds=15)
 UPSTREAM_SEND: Final[ActivityConfig] = {
-    "start_to_close_timeout": timedelta(seconds=15),
+    "start_to_close_timeout": _UPSTREAM_CALL_TIMEOUT,
     "schedule_to_close_timeout": timedelta(hours=24),
     "retry_policy": RetryPolicy(
         initial_interval=timedelta(seconds=1),
@@ -59,7 +60,7 @@ UPSTREAM_SEND: Final[ActivityConfig] = {
 # one attempt, no retry of its own. Most sends end here; a retryable failure or a timeout hands the rest
 # of the retry window to UPSTREAM_SEND.
 UPSTREAM_SEND_FIRST: Final[LocalActivityConfig] = {
-    "start_to_close_timeout": timedelta(seconds=15),
+    "start_to_close_timeout": _UPSTREAM_CALL_TIMEOUT,
     "retry_policy": RetryPolicy(maximum_attempts=1),
 }
 
@@ -120,15 +121,17 @@ WEBHOOK_BOOKKEEPING: Final[ActivityConfig] = {
     "start_to_close_timeout": timedelta(seconds=30),
     "retry_policy": RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(minutes=1)),
 }
+_ATTEMPT_TIMEOUT = timedelta(seconds=90)
+_ATTEMPT_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(minutes=1))
 WEBHOOK_ATTEMPT: Final[ActivityConfig] = {
-    "start_to_close_timeout": timedelta(seconds=90),
-    "retry_policy": RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(minutes=1)),
+    "start_to_close_timeout": _ATTEMPT_TIMEOUT,
+    "retry_policy": _ATTEMPT_RETRY,
 }
 # The same attempt as a local activity (runs recorded after the patch "delivery-local-attempt"). These
 # retries cover our own failures (the database); the receiver's failures are the workflow's schedule.
 WEBHOOK_ATTEMPT_LOCAL: Final[LocalActivityConfig] = {
-    "start_to_close_timeout": timedelta(seconds=90),
-    "retry_policy": RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(minutes=1)),
+    "start_to_close_timeout": _ATTEMPT_TIMEOUT,
+    "retry_policy": _ATTEMPT_RETRY,
 }
 WEBHOOK_NOTIFY: Final[ActivityConfig] = {
     "start_to_close_timeout": timedelta(seconds=60),
