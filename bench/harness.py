@@ -267,9 +267,10 @@ def postgres_server_pid(database_url: str) -> int | None:
     url = make_url(database_url).set(drivername="postgresql").render_as_string(hide_password=False)
     with psycopg.connect(url) as conn:
         row = conn.execute("SELECT pg_backend_pid()").fetchone()
-    if row is None:
-        return None
-    stat = Path(f"/proc/{row[0]}/stat").read_text()
+        if row is None:
+            return None
+        # Read while the backend still lives: once the connection closes its /proc entry goes.
+        stat = Path(f"/proc/{row[0]}/stat").read_text()
     return int(stat.rsplit(")", 1)[1].split()[1])
 
 

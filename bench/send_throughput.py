@@ -42,6 +42,8 @@ from harness import (
 )
 from temporalio.worker import Worker
 
+SANDBOX_KEYS = 64
+
 
 def bare_app() -> FastAPI:
     app = FastAPI()
@@ -84,7 +86,10 @@ async def main(args: argparse.Namespace) -> None:
                         "type": "text",
                         "text": {"body": "bench"},
                     }
-                    # Sandbox keys are capped at 10 requests/s each (spec), so the load rotates over many.
+                    # Sandbox keys are capped at 10 requests/s each (spec), so the load rotates over
+                    # SANDBOX_KEYS of them: enough for 640/s, above any bare-endpoint rate measured here,
+                    # and a fixed number, so each key is used as often as the run is long (a tenant's
+                    # keys are few and long-lived; their lookups are cached).
                     sandbox_keys = [
                         (
                             await client.post(
@@ -93,7 +98,7 @@ async def main(args: argparse.Namespace) -> None:
                                 headers={"X-Admin-Key": settings.switchboard_admin_key},
                             )
                         ).json()["key"]
-                        for _ in range(max(1, args.sandbox // 8))
+                        for _ in range(SANDBOX_KEYS)
                     ]
 
                     async def sandbox(i: int) -> None:

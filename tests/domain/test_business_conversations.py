@@ -9,6 +9,7 @@ import pytest
 from switchboard.domain.business_conversations import (
     LIMIT_CODE,
     check_business_limit,
+    may_open_business_conversation,
     opens_business_conversation,
     tier_limit,
 )
@@ -42,6 +43,15 @@ def test_which_sends_open_a_business_initiated_conversation(
         opens_business_conversation(message_type, window_open=window_open, already_counted=already_counted)
         is opens
     )
+
+
+@pytest.mark.parametrize(
+    ("message_type", "may_open"),
+    [("template", True), ("text", False), ("image", False), ("interactive", False), ("reaction", False)],
+)
+def test_only_templates_may_open_a_business_conversation(message_type: str, may_open: bool) -> None:
+    # The sandbox skips the conversation lookup for every type this says no to.
+    assert may_open_business_conversation(message_type) is may_open
 
 
 @pytest.mark.parametrize(

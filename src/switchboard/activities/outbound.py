@@ -23,6 +23,7 @@ from temporalio.client import Client
 
 from switchboard.activities.send_input import send_input_for, tier_rates
 from switchboard.activities.workflow_starts import dispatch_events
+from switchboard.domain.business_conversations import may_open_business_conversation
 from switchboard.domain.errors import Forbidden, RateLimited
 from switchboard.domain.message_status import QUEUED
 from switchboard.domain.phone import canonical_phone
@@ -126,6 +127,8 @@ async def sandbox_checks(
 ) -> None:
     """Everything a live send would be refused for, without storing anything (sandbox keys)."""
     await prechecks(session, send, phone, tenant_id=tenant_id)
+    if not may_open_business_conversation(send.type):
+        return  # the only check left is the business-initiated limit, and it is for templates
     to_phone = canonical_phone(send.to) if send.to else None
     conversation = await recipients.existing_conversation(
         session, phone.phone_number_id, to_phone=to_phone, bsuid=None if to_phone else send.recipient

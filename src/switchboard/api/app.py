@@ -33,14 +33,19 @@ def create_app(settings: Settings) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         engine = create_engine(settings.database_url)
         sessions = session_factory(engine)
+        autocommit_engine = create_engine(settings.database_url, pool_size=5, autocommit=True)
+        autocommit = session_factory(autocommit_engine)
         http = httpx.AsyncClient(timeout=httpx.Timeout(30.0, connect=5.0), follow_redirects=False)
         state = AppState(
             settings=settings,
             engine=engine,
             sessions=sessions,
+            autocommit=autocommit,
+            autocommit_engine=autocommit_engine,
             temporal=await connect_temporal(settings),
-            keys=ApiKeyCache(sessions, ttl_seconds=settings.api_key_cache_seconds),
-            limiter=RateLimiter(engine),
+            keys=ApiKeyCache(autocommit, ttl_seconds=settings.api_key_cache_seconds),
+            # Each lease is one upsert, atomic by itself.
+            limiter=RateLimiter(autocommit_engine),
             # Loaded at start-up so a bad RATE_CARD_PATH file stops the process, not a request.
             rate_cards=load_rate_cards(settings.rate_card_path),
             http=http,
@@ -50,6 +55,7 @@ def create_app(settings: Settings) -> FastAPI:
             yield
         finally:
             await http.aclose()
+            await autocommit_engine.dispose()
             await engine.dispose()
 
     app = FastAPI(

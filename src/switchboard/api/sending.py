@@ -76,10 +76,16 @@ async def submit(state: AppState, who: Principal, raw: Any, ctx: SendContext) ->
     send = parse_send_request(raw)
     if ctx.require_to and send.to is None:
         raise MissingRequiredField("to", "to is required here: media uploads cannot be addressed by BSUID")
-    async with state.sessions() as session:
-        phone = await messages.phone_for_send(session, who.tenant_id, send.phone_number_id)
     scope = idempotency.scope(who.tenant_id, sandbox=who.is_sandbox)
     key = ctx.idempotency_key
+    async with state.autocommit() as session:
+        phone = await messages.phone_for_send(session, who.tenant_id, send.phone_number_id)
+        if who.is_sandbox and key is None:
+            # Nothing to claim or replay in between, so the checks share the phone's session.
+            await sandbox_checks(session, send, phone, tenant_id=who.tenant_id)
+            return JSONResponse(
+                _sandbox_body(send, retry_of_message_id=ctx.retry_of_message_id), status_code=201
+            )
     if key is not None:
         replay = await _claim(state, scope, key, idempotency.fingerprint("POST", ctx.request_path, raw))
         if replay is not None:
@@ -134,7 +140,7 @@ async def _sandbox(
 ) -> JSONResponse:
     """Pass exactly the checks a live send passes, then answer synthetically; only the key's 201 is stored."""
     try:
-        async with state.sessions() as session:
+        async with state.autocommit() as session:
             await sandbox_checks(session, send, phone, tenant_id=who.tenant_id)
         body = _sandbox_body(send, retry_of_message_id=ctx.retry_of_message_id)
         if ctx.idempotency_key is not None:
@@ -169,7 +175,7 @@ async def start_send(state: AppState, request: SendInput) -> WorkflowHandle[Any,
         workflow_starts.start_send(state.temporal, request, task_queue=state.settings.temporal_task_queue),
         timeout=START_TIMEOUT_SECONDS,
     )
-    async with unit_of_work(state.sessions) as session:
+    async with state.autocommit() as session:  # one UPDATE: atomic by itself
         await messages.mark_workflow_started(session, request.message_id, at=utcnow())
     return handle
 
@@ -196,7 +202,7 @@ async def _run(state: AppState, request: SendInput) -> JSONResponse:
 
 
 async def _accepted(state: AppState, message_id: str) -> JSONResponse:
-    async with state.sessions() as session:
+    async with state.autocommit() as session:
         message = await session.get(Message, message_id)
     if message is None:
         # Stored before the workflow started, and messages are never deleted while queued.

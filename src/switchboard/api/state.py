@@ -19,6 +19,10 @@ class AppState:
     settings: Settings
     engine: AsyncEngine
     sessions: async_sessionmaker[AsyncSession]
+    # Sessions whose every statement commits as it runs (an autocommit engine with its own pool): for
+    # reads and single atomic statements on the hot paths, which then cost no BEGIN/COMMIT round trips.
+    autocommit: async_sessionmaker[AsyncSession]
+    autocommit_engine: AsyncEngine
     temporal: Client
     keys: ApiKeyCache
     limiter: RateLimiter

@@ -42,9 +42,14 @@ def tier_limit(tier: str) -> int | None:
     return TIER_LIMITS.get(tier, TIER_LIMITS["tier_1"])
 
 
+def may_open_business_conversation(message_type: str) -> bool:
+    """Whether a send of this type can open a business-initiated conversation at all (templates only)."""
+    return message_type == "template"
+
+
 def opens_business_conversation(message_type: str, *, window_open: bool, already_counted: bool) -> bool:
     """Whether this send opens a new business-initiated conversation with its contact."""
-    return message_type == "template" and not window_open and not already_counted
+    return may_open_business_conversation(message_type) and not window_open and not already_counted
 
 
 def check_business_limit(

@@ -24,6 +24,7 @@ from sqlmodel import col, select
 from switchboard.domain.business_conversations import (
     BUSINESS_CONVERSATION_WINDOW,
     check_business_limit,
+    may_open_business_conversation,
     opens_business_conversation,
     tier_limit,
 )
@@ -104,7 +105,7 @@ async def check_send(
 
     ``conversation`` is the recipient's (None: a contact this number never talked to).
     """
-    if message_type != "template":
+    if not may_open_business_conversation(message_type):
         return
     is_open = conversation is not None and window_open(conversation.last_inbound_at, now=now)
     counted = conversation is not None and await already_counted(session, conversation.id, now=now)

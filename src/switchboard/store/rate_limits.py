@@ -9,9 +9,10 @@ per round trip; ``take`` is the one-slot form.
 from __future__ import annotations
 
 from datetime import datetime
+from functools import cache
 from typing import Any
 
-from sqlalchemy import delete
+from sqlalchemy import bindparam, delete
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -21,10 +22,21 @@ from switchboard.store.tables import table_of
 _table = table_of(RateLimitCounter)
 
 
-def _claim(conn: AsyncConnection, bucket: str, *, want: int, limit: int, expires_at: datetime) -> Any:
-    """INSERT the bucket with ``want`` or add ``want`` where that stays within the limit; RETURNING the count."""
-    insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
-    stmt = insert(_table).values(bucket=bucket, count=want, limit_value=limit, expires_at=expires_at)
+@cache
+def _claim(dialect: str) -> Any:
+    """INSERT the bucket with ``want`` or add ``want`` where that stays within the limit; RETURNING the count.
+
+    Built once per dialect with bound parameters: constructing the upsert is
+    most of a lease's CPU, and a lease is taken on every request that opens a
+    key's per-second window.
+    """
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    stmt = insert(_table).values(
+        bucket=bindparam("bucket", type_=_table.c.bucket.type),
+        count=bindparam("want", type_=_table.c.count.type),
+        limit_value=bindparam("limit", type_=_table.c.limit_value.type),
+        expires_at=bindparam("expires_at", type_=_table.c.expires_at.type),
+    )
     return stmt.on_conflict_do_update(
         index_elements=[_table.c.bucket],
         set_={"count": _table.c.count + stmt.excluded.count, "limit_value": stmt.excluded.limit_value},
@@ -37,10 +49,10 @@ async def lease(
 ) -> tuple[int, int]:
     """Take ``want`` slots, or one when fewer remain; returns (granted, window count after)."""
     want = max(1, min(want, limit))
+    claim = _claim(conn.dialect.name)
     for size in (want, 1) if want > 1 else (1,):
-        row = (
-            await conn.execute(_claim(conn, bucket, want=size, limit=limit, expires_at=expires_at))
-        ).first()
+        values = {"bucket": bucket, "want": size, "limit": limit, "expires_at": expires_at}
+        row = (await conn.execute(claim, values)).first()
         if row is not None:
             return size, int(row[0])
     return 0, limit
