@@ -25,6 +25,7 @@ import logging
 from typing import Any
 
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import SQLAlchemyError
 from temporalio.client import WorkflowFailureError, WorkflowHandle
 from temporalio.service import RPCError
 
@@ -175,8 +176,13 @@ async def start_send(state: AppState, request: SendInput) -> WorkflowHandle[Any,
         workflow_starts.start_send(state.temporal, request, task_queue=state.settings.temporal_task_queue),
         timeout=START_TIMEOUT_SECONDS,
     )
-    async with state.autocommit() as session:  # one UPDATE: atomic by itself
-        await messages.mark_workflow_started(session, request.message_id, at=utcnow())
+    try:
+        async with state.autocommit() as session:  # one UPDATE: atomic by itself
+            await messages.mark_workflow_started(session, request.message_id, at=utcnow())
+    except SQLAlchemyError:
+        # The workflow exists and will send: failing the request now would invite a duplicate send.
+        # The mark only spares the sweeper a start, and its start joins a running or finished send.
+        log.warning("send workflow started but not noted", extra={"message_id": request.message_id})
     return handle
 
 

@@ -66,8 +66,8 @@ def _ping_idle_connections(engine: AsyncEngine, *, after_seconds: float) -> None
     pre-ping would. A connection that dies while in steady use (a sub-second
     restart, ``pg_terminate_backend``) fails its next statement instead, which
     SQLAlchemy reports as a disconnect and answers by recycling the whole pool:
-    one failed request (a 500 the client retries; nothing was accepted) or
-    activity attempt (retried by Temporal) per process, not one per connection.
+    one failed request (a 500 the client retries) or activity attempt (retried
+    by Temporal) per process, not one per connection.
     """
     sync_engine = engine.sync_engine
 
