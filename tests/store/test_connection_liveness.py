@@ -33,6 +33,7 @@ def _terminate_backends(database_url: str) -> int:
         rows = conn.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
             " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            " AND backend_type = 'client backend'"
         ).fetchall()
     return len(rows)
 

@@ -182,7 +182,9 @@ async def start_send(state: AppState, request: SendInput) -> WorkflowHandle[Any,
     except SQLAlchemyError:
         # The workflow exists and will send: failing the request now would invite a duplicate send.
         # The mark only spares the sweeper a start, and its start joins a running or finished send.
-        log.warning("send workflow started but not noted", extra={"message_id": request.message_id})
+        log.warning(
+            "send workflow started but not noted", extra={"message_id": request.message_id}, exc_info=True
+        )
     return handle
 
 
@@ -208,8 +210,21 @@ async def _run(state: AppState, request: SendInput) -> JSONResponse:
 
 
 async def _accepted(state: AppState, message_id: str) -> JSONResponse:
-    async with state.autocommit() as session:
-        message = await session.get(Message, message_id)
+    """The 202 for a send whose workflow goes on: its message as stored now.
+
+    The workflow may already be sending, so a failed read must not turn into a
+    500 that an un-keyed client would answer by sending again: it is read once
+    more (a dead pooled connection has by then been replaced).
+    """
+    for attempt in (1, 2):
+        try:
+            async with state.autocommit() as session:
+                message = await session.get(Message, message_id)
+            break
+        except SQLAlchemyError:
+            if attempt == 2:
+                raise
+            log.warning("queued message read failed; reading again", extra={"message_id": message_id})
     if message is None:
         # Stored before the workflow started, and messages are never deleted while queued.
         raise InternalFailure("the queued message is gone", details={"message_id": message_id})

@@ -58,16 +58,17 @@ def create_engine(
 def _ping_idle_connections(engine: AsyncEngine, *, after_seconds: float) -> None:
     """Ping a pooled connection before use only when it sat idle for ``after_seconds``.
 
-    SQLAlchemy's ``pool_pre_ping`` pings on every checkout: a ``SELECT 1`` (and
+    SQLAlchemy's ``pool_pre_ping`` pings on every checkout: a round trip (and
     the BEGIN it opens) per session, about 0.7 ms of CPU on a session whose own
     work is one short statement. A connection checked in before a server
     restart or a failover has been idle for at least the outage when it is
     next checked out, so outages longer than a second are caught here as
     pre-ping would. A connection that dies while in steady use (a sub-second
     restart, ``pg_terminate_backend``) fails its next statement instead, which
-    SQLAlchemy reports as a disconnect and answers by recycling the whole pool:
-    one failed request (a 500 the client retries) or activity attempt (retried
-    by Temporal) per process, not one per connection.
+    SQLAlchemy reports as a disconnect and answers by recycling that pool: the
+    requests (500s) and activity attempts (retried by Temporal) that held or
+    next take one of its dead connections fail, once per pool, not once per
+    connection for as long as the dead ones last.
     """
     sync_engine = engine.sync_engine
 
@@ -77,9 +78,12 @@ def _ping_idle_connections(engine: AsyncEngine, *, after_seconds: float) -> None
     def ping_if_idle(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
         if time.monotonic() - record.info.get("idle_since", 0.0) <= after_seconds:
             return
+        dialect = sync_engine.dialect
         try:
-            sync_engine.dialect.do_ping(dbapi_connection)
-        except Exception as error:
+            dialect.do_ping(dbapi_connection)
+        except dialect.loaded_dbapi.Error as error:
+            if not dialect.is_disconnect(error, dbapi_connection, None):
+                raise
             # Like pre-ping: recycle every pooled connection older than now, then connect afresh.
             raise exc.InvalidatePoolError() from error
 
@@ -100,8 +104,9 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 def session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     """Sessions that keep loaded attributes after commit (responses read them).
 
-    On an ``autocommit`` engine these are read sessions: never add or change an
-    object in one, since nothing would hold the writes together.
+    On an ``autocommit`` engine they are for reads and single self-contained
+    statements: never add or change an ORM object in one (no flush), since
+    nothing would hold several writes together.
     """
     return async_sessionmaker(engine, expire_on_commit=False)
 

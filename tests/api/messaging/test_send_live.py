@@ -67,10 +67,10 @@ async def test_a_send_whose_started_mark_fails_still_answers_sent(
             "CREATE TRIGGER refuse_started_mark BEFORE UPDATE OF workflow_started_at ON messages"
             " BEGIN SELECT RAISE(ABORT, 'injected: workflow_started_at refused'); END"
         ]
-    async with engine.begin() as conn:
-        for statement in statements:
-            await conn.execute(text(statement))
     try:
+        async with engine.begin() as conn:
+            for statement in statements:
+                await conn.execute(text(statement))
         response = await app_client.post(
             "/v1/messages",
             json={
