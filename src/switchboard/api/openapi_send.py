@@ -7,20 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from switchboard.domain.message_status import SENT, SENT_SANDBOX
+from switchboard.domain.send_payload import MESSAGE_TYPES
 
-SEND_TYPES = [
-    "text",
-    "template",
-    "image",
-    "video",
-    "audio",
-    "document",
-    "sticker",
-    "location",
-    "interactive",
-    "contacts",
-    "reaction",
-]
+# The document lists the same types the validator accepts.
+SEND_TYPES = list(MESSAGE_TYPES)
 
 SEND_SCHEMA: dict[str, Any] = {
     "title": "SendMessage",

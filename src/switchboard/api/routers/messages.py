@@ -14,6 +14,7 @@ from switchboard.api.pagination import Paging, envelope
 from switchboard.api.routing import JsonRoute
 from switchboard.api.upstream import mark_read_upstream
 from switchboard.domain.errors import MissingRequiredField, ValidationFailed
+from switchboard.domain.send_payload import MEDIA_TYPES
 from switchboard.models.messages_api import MessagePublic
 from switchboard.models.messaging import Message
 from switchboard.store import messages
@@ -37,9 +38,9 @@ async def send_media_message(
     state: State, who: Caller, body: Annotated[Any, Body()], idempotency_key: IdempotencyKey = None
 ) -> JSONResponse:
     """Send an image, video, audio, document or sticker; `to` is required (no BSUID addressing)."""
-    if isinstance(body, dict) and body.get("type") not in ("image", "video", "audio", "document", "sticker"):
+    if isinstance(body, dict) and body.get("type") not in MEDIA_TYPES:
         raise ValidationFailed(
-            "type must be one of image, video, audio, document, sticker",
+            f"type must be one of {', '.join(MEDIA_TYPES)}",
             code="INVALID_MESSAGE_TYPE",
             details={"field": "type"},
         )
