@@ -37,6 +37,7 @@ from switchboard.models.inbound import InboundItemsInput, InboundPayload, Inboun
 from switchboard.store import inbound as store
 from switchboard.store.agents.threads import mark_signalled
 from switchboard.store.database import unit_of_work
+from switchboard.store.webhooks.active import read_webhooks_once
 
 log = logging.getLogger("switchboard.inbound")
 
@@ -71,6 +72,7 @@ class InboundActivities:
         for attempt in range(1, LOCAL_ATTEMPTS + 1):
             try:
                 async with self._write_turn, unit_of_work(self._deps.sessions) as session:
+                    read_webhooks_once(session)
                     outcome = await store.apply_item(session, item, payload_id=payload_id, now=utcnow())
                     if then is not None:
                         await then(session)

@@ -27,6 +27,7 @@ from switchboard.store.agents.guardrails import HUMAN_SOURCES, note_human_messag
 from switchboard.store.database import unit_of_work
 from switchboard.store.events import record_event
 from switchboard.store.inbound.events import conversation_facts, message_facts
+from switchboard.store.webhooks.active import read_webhooks_once
 
 log = logging.getLogger("switchboard.sends")
 
@@ -63,6 +64,7 @@ class SendRecordActivities:
         event_ids: list[str] = []
         plan = RecordedPlan()
         async with unit_of_work(self._deps.sessions) as session:
+            read_webhooks_once(session)
             message, conversation, contact = await messages.send_with_context(session, outcome.message_id)
             now = utcnow()
             settled = await messages.settle_send(

@@ -8,8 +8,13 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import col, select
 
-from switchboard.domain.events import WEBHOOK_TEST, matches
-from switchboard.models.events import Event, WebhookEndpoint
+from switchboard.domain.events import WEBHOOK_TEST
+from switchboard.models.events import Event
+from switchboard.store.webhooks.active import active_webhooks
+
+# session.info key: the events this session recorded, by id. The session's identity map holds clean
+# rows weakly, so an event its caller let go of would be gone by the time its deliveries are planned.
+_RECORDED = "switchboard.recorded_events"
 
 
 async def record_event(
@@ -40,18 +45,18 @@ async def record_event(
         event.dispatched_at = occurred_at
     session.add(event)
     await session.flush()
+    session.info.setdefault(_RECORDED, {})[event.id] = event
     return event
 
 
+def recorded_here(session: AsyncSession, event_id: str) -> Event | None:
+    """The event if this session recorded it (no read); None otherwise."""
+    recorded: dict[str, Event] = session.info.get(_RECORDED, {})
+    return recorded.get(event_id)
+
+
 async def _wanted(session: AsyncSession, tenant_id: str, kind: str, phone_number_id: str | None) -> bool:
-    stmt = select(WebhookEndpoint.events, WebhookEndpoint.phone_number_id).where(
-        WebhookEndpoint.tenant_id == tenant_id,
-        col(WebhookEndpoint.enabled).is_(True),
-        col(WebhookEndpoint.auto_disabled_at).is_(None),
-    )
-    return any(
-        matches(events, phone, kind, phone_number_id) for events, phone in (await session.execute(stmt)).all()
-    )
+    return any(webhook.wants(kind, phone_number_id) for webhook in await active_webhooks(session, tenant_id))
 
 
 async def awaiting_dispatch(session: AsyncSession, event_ids: list[str]) -> list[str]:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from datetime import datetime
+from functools import cache
+from typing import Any
 
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -100,15 +102,18 @@ async def prune_inbound_ledger(session: AsyncSession, *, applied_before: datetim
     return int(result.rowcount or 0)  # type: ignore[attr-defined]
 
 
+@cache
+def _claim(dialect: str) -> Any:
+    """INSERT a ledger key unless it exists, RETURNING it; built once per dialect (every item runs it)."""
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    return insert(_items).on_conflict_do_nothing(index_elements=[_items.c.key]).returning(_items.c.key)
+
+
 async def claim_item(session: AsyncSession, *, key: str, payload_id: str | None, at: datetime) -> bool:
     """Record an item as applied in the caller's transaction; False when it already was."""
-    stmt = (
-        _insert(session)(_items)
-        .values(key=key, payload_id=payload_id, applied_at=at)
-        .on_conflict_do_nothing(index_elements=[_items.c.key])
-        .returning(_items.c.key)
-    )
-    return (await session.execute(stmt)).first() is not None
+    params = {"key": key, "payload_id": payload_id, "applied_at": at}
+    claimed = await session.execute(_claim(session.get_bind().dialect.name), params)
+    return claimed.first() is not None
 
 
 async def advance_watermark(session: AsyncSession, *, key: str, at: datetime) -> bool:

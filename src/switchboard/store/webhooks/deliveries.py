@@ -11,16 +11,20 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import cache
 from typing import Any
 
 from sqlalchemy import func, or_, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import col, select
 
-from switchboard.domain.events import WEBHOOK_TEST, matches
+from switchboard.domain.events import WEBHOOK_TEST
 from switchboard.models.base import new_id
 from switchboard.models.events import Event, WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from switchboard.store.events import recorded_here
 from switchboard.store.tables import table_of
+from switchboard.store.webhooks.active import active_webhooks
 from switchboard.store.webhooks.common import dialect_insert, utc_literal
 
 PENDING = "pending"
@@ -64,28 +68,39 @@ async def plan_recorded_deliveries(
 
     Each such event with the ids of its matching webhooks (its deliveries are
     new, so none is read back); events stored already dispatched are left out.
+    The events this session recorded are taken as they are; only others are read.
     """
     if not event_ids:
         return []
-    stmt = select(Event).where(col(Event.id).in_(event_ids), col(Event.dispatched_at).is_(None))
-    events = sorted((await session.execute(stmt)).scalars(), key=lambda e: event_ids.index(e.id))
+    held: dict[str, Event | None] = {event_id: recorded_here(session, event_id) for event_id in event_ids}
+    missing = [event_id for event_id, event in held.items() if event is None]
+    if missing:
+        stmt = select(Event).where(col(Event.id).in_(missing))
+        held.update({event.id: event for event in (await session.execute(stmt)).scalars()})
+    events = [
+        event
+        for event_id in event_ids
+        if isinstance(event := held.get(event_id), Event) and event.dispatched_at is None
+    ]
     return [(event, await _insert_deliveries(session, event)) for event in events]
+
+
+@cache
+def _insert_delivery(dialect: str) -> Any:
+    """INSERT one delivery row unless its id exists; built once per dialect, run once per row."""
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    return insert(_deliveries).on_conflict_do_nothing(index_elements=[_deliveries.c.id])
 
 
 async def _insert_deliveries(session: AsyncSession, event: Event) -> list[str]:
     """Insert one delivery per active, matching webhook (idempotent); the webhooks' ids."""
-    stmt = select(WebhookEndpoint).where(
-        WebhookEndpoint.tenant_id == event.tenant_id,
-        col(WebhookEndpoint.enabled).is_(True),
-        col(WebhookEndpoint.auto_disabled_at).is_(None),
-    )
-    if event.kind == WEBHOOK_TEST:
-        stmt = stmt.where(WebhookEndpoint.id == event.payload.get("webhook_id"))
     webhooks = [
-        w
-        for w in (await session.execute(stmt)).scalars()
-        if matches(w.events, w.phone_number_id, event.kind, event.phone_number_id)
+        webhook
+        for webhook in await active_webhooks(session, event.tenant_id)
+        if webhook.wants(event.kind, event.phone_number_id)
     ]
+    if event.kind == WEBHOOK_TEST:
+        webhooks = [webhook for webhook in webhooks if webhook.id == event.payload.get("webhook_id")]
     if webhooks:
         rows = [
             {
@@ -99,11 +114,7 @@ async def _insert_deliveries(session: AsyncSession, event: Event) -> list[str]:
             }
             for w in webhooks
         ]
-        await session.execute(
-            dialect_insert(session, _deliveries)
-            .values(rows)
-            .on_conflict_do_nothing(index_elements=[_deliveries.c.id])
-        )
+        await session.execute(_insert_delivery(session.get_bind().dialect.name), rows)
     return [w.id for w in webhooks]
 
 

@@ -1,0 +1,62 @@
+"""A tenant's active webhooks, read once per transaction by the paths that record events in bulk.
+
+Recording an event asks whether any active webhook wants it (an unwanted one
+is stored already dispatched), and planning its deliveries asks which ones do.
+An inbound message raises two events, so that was four reads of the same rows
+in one transaction. A transaction that opts in with ``read_webhooks_once``
+keeps the first answer per tenant; the paths that opt in (an inbound item, a
+send outcome) never change a webhook in the same transaction, so the answer
+cannot go stale before their commit. Other transactions read every time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import bindparam, select, true
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from switchboard.domain.events import matches
+from switchboard.models.events import WebhookEndpoint
+from switchboard.store.tables import table_of
+
+_CACHE = "switchboard.active_webhooks"
+
+_endpoints = table_of(WebhookEndpoint)
+
+# Built once: constructing the statement cost more CPU than running it.
+_ACTIVE = select(_endpoints.c.id, _endpoints.c.events, _endpoints.c.phone_number_id).where(
+    _endpoints.c.tenant_id == bindparam("tenant_id"),
+    _endpoints.c.enabled.is_(true()),
+    _endpoints.c.auto_disabled_at.is_(None),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ActiveWebhook:
+    """What deciding a delivery needs of an enabled, not auto-disabled webhook."""
+
+    id: str
+    events: list[str] | None
+    phone_number_id: str | None
+
+    def wants(self, kind: str, phone_number_id: str | None) -> bool:
+        return matches(self.events, self.phone_number_id, kind, phone_number_id)
+
+
+def read_webhooks_once(session: AsyncSession) -> None:
+    """Keep each tenant's active webhooks for the rest of this session (a ``unit_of_work``: one transaction)."""
+    session.info[_CACHE] = {}
+
+
+async def active_webhooks(session: AsyncSession, tenant_id: str) -> list[ActiveWebhook]:
+    """The tenant's enabled, not auto-disabled webhooks (from this transaction's first read if it opted in)."""
+    cache: dict[str, list[ActiveWebhook]] | None = session.info.get(_CACHE)
+    if cache is not None and tenant_id in cache:
+        return cache[tenant_id]
+    rows: Any = (await session.execute(_ACTIVE, {"tenant_id": tenant_id})).all()
+    found = [ActiveWebhook(id=row.id, events=row.events, phone_number_id=row.phone_number_id) for row in rows]
+    if cache is not None:
+        cache[tenant_id] = found
+    return found
