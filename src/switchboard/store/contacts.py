@@ -115,8 +115,11 @@ async def find_contact(
 
 async def upsert_contact(
     session: AsyncSession, *, tenant_id: str, customer_id: str, facts: ContactFacts
-) -> Contact:
-    """Create the contact or refresh what the channel sent (name, username, BSUIDs, a missing phone)."""
+) -> tuple[Contact, bool]:
+    """Create the contact or refresh what the channel sent (name, username, BSUIDs, a missing phone).
+
+    True with it when this call created it (so it can have no conversation yet).
+    """
     contact = await find_contact(session, tenant_id=tenant_id, customer_id=customer_id, facts=facts)
     now = utcnow()
     if contact is None:
@@ -134,7 +137,7 @@ async def upsert_contact(
         )
         session.add(contact)
         await session.flush()
-        return contact
+        return contact, True
     changed = False
     for attr in ("name", "username", "parent_bsuid", "wa_id"):
         value = getattr(facts, attr)
@@ -160,4 +163,4 @@ async def upsert_contact(
     if changed:
         contact.updated_at = now
         await session.flush()
-    return contact
+    return contact, False

@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Select, bindparam, false, func, or_, select, update
+from sqlalchemy import Select, bindparam, func, or_, select, update
 from sqlalchemy.engine import CursorResult
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import col
@@ -40,12 +40,43 @@ _OF_CONTACT_LOCKED = (
 )
 
 
+# Built once (every new conversation runs it), like the lookup above.
+_FILE_UNFILED = (
+    update(Message)
+    .where(
+        col(Message.contact_id).is_(None),
+        col(Message.conversation_id).is_(None),
+        # An UPDATE's bound names may not be column names.
+        col(Message.tenant_id) == bindparam("of_tenant_id"),
+        col(Message.phone_number_id) == bindparam("of_phone_number_id"),
+        col(Message.direction) == "outbound",
+        or_(
+            col(Message.to_phone).in_(bindparam("phones", expanding=True)),
+            col(Message.recipient_bsuid) == bindparam("bsuid"),
+        ),
+    )
+    .values(conversation_id=bindparam("filed_conversation_id"), contact_id=bindparam("filed_contact_id"))
+    .execution_options(synchronize_session=False)
+)
+
+
 async def open_conversation(
-    session: AsyncSession, *, tenant_id: str, customer_id: str, phone_number_id: str, contact: Contact
+    session: AsyncSession,
+    *,
+    tenant_id: str,
+    customer_id: str,
+    phone_number_id: str,
+    contact: Contact,
+    new_contact: bool = False,
 ) -> tuple[Conversation, bool]:
-    """The conversation of this number with this contact, locked, created if missing; True when created."""
-    params = {"phone_number_id": phone_number_id, "contact_id": contact.id}
-    conversation = (await session.execute(_OF_CONTACT_LOCKED, params)).scalars().first()
+    """The conversation of this number with this contact, locked, created if missing; True when created.
+
+    A contact created in this transaction (``new_contact``) has no conversation yet: none is looked up.
+    """
+    conversation = None
+    if not new_contact:
+        params = {"phone_number_id": phone_number_id, "contact_id": contact.id}
+        conversation = (await session.execute(_OF_CONTACT_LOCKED, params)).scalars().first()
     if conversation is not None:
         if _copy_contact(conversation, contact):
             await file_unfiled_messages(session, conversation)
@@ -89,26 +120,18 @@ async def file_unfiled_messages(session: AsyncSession, conversation: Conversatio
     are the only outbound rows without a contact, so the contact_id index
     finds them cheaply; returns how many were filed.
     """
-    addressed = []
-    if conversation.contact_phone:
-        addressed.append(Message.to_phone.in_(phone_variants(conversation.contact_phone)))  # type: ignore[union-attr]
-    if conversation.contact_bsuid:
-        addressed.append(Message.recipient_bsuid == conversation.contact_bsuid)
-    if not addressed:
+    if not conversation.contact_phone and not conversation.contact_bsuid:
         return 0
-    result = await session.execute(
-        update(Message)
-        .where(
-            Message.contact_id.is_(None),  # type: ignore[union-attr]
-            Message.conversation_id.is_(None),  # type: ignore[union-attr]
-            col(Message.tenant_id) == conversation.tenant_id,
-            col(Message.phone_number_id) == conversation.phone_number_id,
-            col(Message.direction) == "outbound",
-            or_(false(), *addressed),
-        )
-        .values(conversation_id=conversation.id, contact_id=conversation.contact_id)
-        .execution_options(synchronize_session=False)
-    )
+    params = {
+        "of_tenant_id": conversation.tenant_id,
+        "of_phone_number_id": conversation.phone_number_id,
+        # An empty list matches nothing, and neither does a NULL BSUID.
+        "phones": phone_variants(conversation.contact_phone) if conversation.contact_phone else [],
+        "bsuid": conversation.contact_bsuid,
+        "filed_conversation_id": conversation.id,
+        "filed_contact_id": conversation.contact_id,
+    }
+    result = await session.execute(_FILE_UNFILED, params)
     return int(cast("CursorResult[Any]", result).rowcount or 0)
 
 

@@ -53,13 +53,16 @@ async def _open(
     session: AsyncSession, phone: PhoneNumber, facts: ContactFacts
 ) -> tuple[Contact, Conversation, bool]:
     customer_id = phone.customer_id or await ensure_default_customer(session, phone.tenant_id)
-    contact = await upsert_contact(session, tenant_id=phone.tenant_id, customer_id=customer_id, facts=facts)
+    contact, new_contact = await upsert_contact(
+        session, tenant_id=phone.tenant_id, customer_id=customer_id, facts=facts
+    )
     conversation, created = await open_conversation(
         session,
         tenant_id=phone.tenant_id,
         customer_id=customer_id,
         phone_number_id=phone.phone_number_id,
         contact=contact,
+        new_contact=new_contact,
     )
     return contact, conversation, created
 

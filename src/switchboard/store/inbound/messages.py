@@ -85,13 +85,16 @@ async def _conversation(
     if not facts.identifiable:
         return None, None, False
     customer_id = await biz.customer_for_contacts(session)
-    contact = await upsert_contact(session, tenant_id=biz.tenant_id, customer_id=customer_id, facts=facts)
+    contact, new_contact = await upsert_contact(
+        session, tenant_id=biz.tenant_id, customer_id=customer_id, facts=facts
+    )
     conversation, created = await open_conversation(
         session,
         tenant_id=biz.tenant_id,
         customer_id=customer_id,
         phone_number_id=biz.phone_number_id,
         contact=contact,
+        new_contact=new_contact,
     )
     return contact, conversation, created
 
