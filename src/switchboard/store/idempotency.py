@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, delete, update
+from sqlalchemy import CursorResult, bindparam, delete, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import select
@@ -141,16 +141,27 @@ async def hold(session: AsyncSession, *, tenant_id: str, key: str, until: dateti
     )
 
 
+# Built once (every send with a key runs it); an UPDATE's bound names may not be column names.
+_COMPLETE = (
+    update(_table)
+    .where(_table.c.tenant_id == bindparam("of_tenant_id"), _table.c.key == bindparam("of_key"))
+    .values(state="completed")
+)
+
+
 async def complete(
     session: AsyncSession, *, tenant_id: str, key: str, status: int, body: dict[str, Any], now: datetime
 ) -> None:
     """Store a 2xx response for replay for 24 h (in the resource's transaction)."""
     await session.execute(
-        update(_table)
-        .where(_table.c.tenant_id == tenant_id, _table.c.key == key)
-        .values(
-            state="completed", response_status=status, response_body=body, expires_at=now + RECORD_LIFETIME
-        )
+        _COMPLETE,
+        {
+            "of_tenant_id": tenant_id,
+            "of_key": key,
+            "response_status": status,
+            "response_body": body,
+            "expires_at": now + RECORD_LIFETIME,
+        },
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, or_, update
+from sqlalchemy import bindparam, func, or_, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import select
 
@@ -56,9 +56,20 @@ async def waba_of(session: AsyncSession, phone: PhoneNumber) -> Waba:
     return await waba_by_channel_id(session, phone.waba_id)
 
 
+# Built once, as every send runs them: constructing a statement costs more CPU than running it.
+_WABA = select(Waba).where(Waba.waba_id == bindparam("waba_id"))
+_SEND_WITH_CONTEXT = (
+    select(Message, Conversation, Contact)
+    .outerjoin(Conversation, Conversation.id == Message.conversation_id)  # type: ignore[arg-type]
+    .outerjoin(Contact, Contact.id == Conversation.contact_id)  # type: ignore[arg-type]
+    .where(Message.id == bindparam("message_id"))
+    .execution_options(populate_existing=True)
+)
+
+
 async def waba_by_channel_id(session: AsyncSession, waba_id: str) -> Waba:
     """A WABA by its channel id (it exists: phones and sends reference it)."""
-    return (await session.execute(select(Waba).where(Waba.waba_id == waba_id))).scalars().one()
+    return (await session.execute(_WABA, {"waba_id": waba_id})).scalars().one()
 
 
 async def cached_media(
@@ -129,15 +140,7 @@ async def send_with_context(
     session: AsyncSession, message_id: str
 ) -> tuple[Message, Conversation | None, Contact | None]:
     """A send's message with its conversation and contact, fresh from the database, in one round trip."""
-    row = (
-        await session.execute(
-            select(Message, Conversation, Contact)
-            .outerjoin(Conversation, Conversation.id == Message.conversation_id)  # type: ignore[arg-type]
-            .outerjoin(Contact, Contact.id == Conversation.contact_id)  # type: ignore[arg-type]
-            .where(Message.id == message_id)
-            .execution_options(populate_existing=True)
-        )
-    ).first()
+    row = (await session.execute(_SEND_WITH_CONTEXT, {"message_id": message_id})).first()
     if row is None:
         raise RuntimeError(f"message {message_id} vanished")
     return row[0], row[1], row[2]
