@@ -34,16 +34,22 @@ async def store_raw_inbound(
     return (await session.execute(stmt)).first() is not None
 
 
+@cache
+def _keep_processed(dialect: str) -> Any:
+    """INSERT the envelope stamped processed, or stamp the stored one; built once per dialect (every payload)."""
+    insert = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(_raw)
+    return insert.on_conflict_do_update(
+        index_elements=[_raw.c.id],
+        set_={"processed_at": func.coalesce(_raw.c.processed_at, insert.excluded.processed_at)},
+    )
+
+
 async def record_processed_raw_inbound(
     session: AsyncSession, *, payload_id: str, body: str, received_at: datetime, at: datetime
 ) -> None:
     """Keep the envelope for retention and stamp it processed (inserting it if the API did not)."""
-    insert = _insert(session)(_raw).values(id=payload_id, body=body, received_at=received_at, processed_at=at)
-    stmt = insert.on_conflict_do_update(
-        index_elements=[_raw.c.id],
-        set_={"processed_at": func.coalesce(_raw.c.processed_at, insert.excluded.processed_at)},
-    )
-    await session.execute(stmt)
+    params = {"id": payload_id, "body": body, "received_at": received_at, "processed_at": at}
+    await session.execute(_keep_processed(session.get_bind().dialect.name), params)
 
 
 async def raw_inbound_body(session: AsyncSession, payload_id: str) -> str | None:

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from functools import cache
 from typing import Any
 
-from sqlalchemy import func, or_, update
+from sqlalchemy import bindparam, func, or_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import col, select
@@ -127,14 +127,18 @@ async def mark_dispatched(session: AsyncSession, event_id: str, *, at: datetime)
     )
 
 
+# Built once (every inbound item and send outcome runs it); an UPDATE's bound names may not be column names.
+_MARK_DISPATCHED_MANY = (
+    update(_events)
+    .where(_events.c.id.in_(bindparam("event_ids", expanding=True)), _events.c.dispatched_at.is_(None))
+    .values(dispatched_at=bindparam("stamped_at"))
+)
+
+
 async def mark_dispatched_many(session: AsyncSession, event_ids: list[str], *, at: datetime) -> None:
     """Stamp several outbox rows in one statement."""
     if event_ids:
-        await session.execute(
-            update(_events)
-            .where(_events.c.id.in_(event_ids), _events.c.dispatched_at.is_(None))
-            .values(dispatched_at=at)
-        )
+        await session.execute(_MARK_DISPATCHED_MANY, {"event_ids": event_ids, "stamped_at": at})
 
 
 async def undispatched_events(session: AsyncSession, *, created_before: datetime, limit: int) -> list[str]:
