@@ -1,0 +1,78 @@
+"""The statements one inbound text message costs in its item transaction (the worker's hottest path).
+
+Pins the round trips the hot path was trimmed to: the tenant's webhooks read
+once, the recorded events never read back, and no conversation lookup for a
+contact created in the same transaction (it can have no conversation yet).
+A returning user's message does look its conversation up.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from sqlalchemy import event as sa_event
+
+from switchboard.domain.inbound import parse_envelope
+from switchboard.models.base import utcnow
+from switchboard.store import inbound as store
+from switchboard.store.database import create_engine, session_factory, unit_of_work
+from switchboard.store.webhooks.active import read_webhooks_once
+from switchboard.store.webhooks.deliveries import plan_recorded_deliveries
+from tests.support.inbound import provision_fixture_number, text_payload
+
+
+def _table_touched(statement: str) -> str:
+    """``select conversations`` for a SELECT ... FROM conversations, ``insert events`` and so on."""
+    words = statement.lower().split()
+    verb = words[0]
+    if verb == "select":
+        return f"select {words[words.index('from') + 1]}"
+    if verb in ("insert", "delete"):
+        return f"{verb} {words[2]}"
+    return f"{verb} {words[1]}"
+
+
+async def _apply(settings, wamid: str, *, from_phone: str) -> tuple[str, Counter[str]]:
+    """Apply one text message as the inbound activity does; its result and the statements it ran."""
+    engine = create_engine(settings.database_url)
+    ran: Counter[str] = Counter()
+
+    def note(conn, cursor, statement, parameters, context, executemany):
+        ran[_table_touched(statement)] += 1
+
+    sa_event.listen(engine.sync_engine, "before_cursor_execute", note)
+    try:
+        (item,) = parse_envelope(text_payload(wamid, from_phone=from_phone), received_at=utcnow())
+        async with unit_of_work(session_factory(engine)) as session:
+            read_webhooks_once(session)
+            outcome = await store.apply_item(session, item, payload_id=f"p-{wamid}", now=utcnow())
+            planned = await plan_recorded_deliveries(session, outcome.event_ids)
+    finally:
+        await engine.dispose()
+    assert all(webhooks for _, webhooks in planned)
+    return outcome.result, ran
+
+
+async def test_a_new_users_message_and_a_returning_users(app_client, tenant, settings):
+    await provision_fixture_number(app_client, tenant)
+    hook = await app_client.post(
+        "/v1/webhooks", json={"url": "https://hooks.example.com/in"}, headers=tenant.headers()
+    )
+    assert hook.status_code == 201, hook.text
+
+    result, first = await _apply(settings, "wamid.first", from_phone="16505550001")
+    assert result == store.APPLIED
+    assert first["select conversations"] == 0
+    assert first["insert conversations"] == 1
+    assert first["select webhook_endpoints"] == 1
+    assert first["select events"] == 0
+    assert first["insert events"] == 2  # conversation.created, channel.message.received
+    assert first["insert webhook_deliveries"] == 2
+
+    result, again = await _apply(settings, "wamid.again", from_phone="16505550001")
+    assert result == store.APPLIED
+    assert again["select conversations"] == 1
+    assert again["insert conversations"] == 0
+    assert again["select webhook_endpoints"] == 1
+    assert again["insert events"] == 1
+    assert sum(again.values()) < sum(first.values())
