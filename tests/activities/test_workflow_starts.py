@@ -123,7 +123,8 @@ STARTS: list[tuple[str, Start, str, str, dict[str, Any]]] = [
         lambda c: starts.start_delivery(c, DELIVERY, task_queue=QUEUE),
         "DeliverWebhook",
         "delivery-dlv_1",
-        {"id_reuse_policy": WorkflowIDReusePolicy.REJECT_DUPLICATE},
+        # Started by worker activities: the first task is asked for back, for this worker to run at once.
+        {"id_reuse_policy": WorkflowIDReusePolicy.REJECT_DUPLICATE, "request_eager_start": True},
     ),
     (
         "inbound",
