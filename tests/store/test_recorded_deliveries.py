@@ -23,6 +23,7 @@ from switchboard.store.webhooks.deliveries import delivery_id_for, plan_recorded
 
 RECEIVED = "channel.message.received"
 CREATED = "channel.conversation.created"
+PHONE = "111"
 
 
 @pytest.fixture
@@ -32,17 +33,16 @@ async def engine(database_url):
         session.add(Tenant(id="ten_a", name="A"))
         session.add(Tenant(id="ten_b", name="B"))
     async with unit_of_work(session_factory(engine)) as session:
-        for tenant, url, kinds, enabled in [
-            ("ten_a", "https://a.test/all", None, True),
-            ("ten_a", "https://a.test/received", [RECEIVED], True),
-            ("ten_a", "https://a.test/off", None, False),
-            ("ten_b", "https://b.test/all", None, True),
+        for tenant, url, fields in [
+            ("ten_a", "https://a.test/all", {}),
+            ("ten_a", "https://a.test/received", {"events": [RECEIVED]}),
+            ("ten_a", "https://a.test/off", {"enabled": False}),
+            ("ten_a", "https://a.test/auto-off", {"auto_disabled_at": utcnow()}),
+            ("ten_a", "https://a.test/other-number", {"phone_number_id": "222"}),
+            ("ten_a", "https://a.test/this-number", {"phone_number_id": PHONE}),
+            ("ten_b", "https://b.test/all", {}),
         ]:
-            session.add(
-                WebhookEndpoint(
-                    tenant_id=tenant, url=url, events=kinds, enabled=enabled, secret_encrypted="s"
-                )
-            )
+            session.add(WebhookEndpoint(tenant_id=tenant, url=url, secret_encrypted="s", **fields))
     yield engine
     await engine.dispose()
 
@@ -60,7 +60,7 @@ def statements(engine):
     sa_event.remove(engine.sync_engine, "before_cursor_execute", note)
 
 
-async def _record_two(session) -> list[str]:
+async def _record_two(session, tenant_id: str = "ten_a") -> list[str]:
     """What an inbound message from a new user records: conversation.created, then message.received.
 
     Only the ids are kept, as the inbound code keeps them: the event objects are let go.
@@ -68,7 +68,12 @@ async def _record_two(session) -> list[str]:
     ids = []
     for kind in (CREATED, RECEIVED):
         recorded = await events.record_event(
-            session, tenant_id="ten_a", kind=kind, payload={"event": kind}, occurred_at=utcnow()
+            session,
+            tenant_id=tenant_id,
+            kind=kind,
+            payload={"event": kind},
+            occurred_at=utcnow(),
+            phone_number_id=PHONE,
         )
         ids.append(recorded.id)
     gc.collect()
@@ -117,9 +122,16 @@ async def test_without_opting_in_every_question_reads(engine, statements):
 
 async def test_same_deliveries_either_way(engine, statements):
     hooks = await _webhook_ids(engine)
+    # Not the disabled, auto-disabled or other number's webhooks, nor the other tenant's.
     expected = {
-        CREATED: sorted([hooks["https://a.test/all"]]),
-        RECEIVED: sorted([hooks["https://a.test/all"], hooks["https://a.test/received"]]),
+        CREATED: sorted([hooks["https://a.test/all"], hooks["https://a.test/this-number"]]),
+        RECEIVED: sorted(
+            [
+                hooks["https://a.test/all"],
+                hooks["https://a.test/received"],
+                hooks["https://a.test/this-number"],
+            ]
+        ),
     }
     assert await _plan(engine, statements, once=True) == expected
     assert await _plan(engine, statements, once=False) == expected
@@ -153,5 +165,29 @@ async def test_planning_twice_inserts_each_delivery_once(engine, statements):
     assert sorted(row.id for row in rows) == sorted(
         delivery_id_for(event.id, webhook_id) for event, webhook_ids in again for webhook_id in webhook_ids
     )
-    assert len(rows) == 3
+    assert len(rows) == 5
     assert hooks["https://a.test/off"] not in {row.webhook_id for row in rows}
+
+
+async def test_each_tenant_gets_its_own_webhooks_in_one_transaction(engine, statements):
+    hooks = await _webhook_ids(engine)
+    async with unit_of_work(session_factory(engine)) as session:
+        read_webhooks_once(session)
+        statements.clear()
+        ids_a = await _record_two(session, "ten_a")
+        ids_b = await _record_two(session, "ten_b")
+        planned = await plan_recorded_deliveries(session, ids_b + ids_a)
+    assert _reads_of(statements, "webhook_endpoints") == 2  # once per tenant
+    by_event = {event.id: (event.tenant_id, sorted(webhooks)) for event, webhooks in planned}
+    assert [by_event[event_id] for event_id in ids_b] == [("ten_b", [hooks["https://b.test/all"]])] * 2
+    for event_id in ids_a:
+        tenant, found = by_event[event_id]
+        assert tenant == "ten_a" and found and hooks["https://b.test/all"] not in found
+
+
+async def test_an_event_named_twice_is_planned_once(engine, statements):
+    async with unit_of_work(session_factory(engine)) as session:
+        read_webhooks_once(session)
+        [created, received] = await _record_two(session)
+        planned = await plan_recorded_deliveries(session, [received, created, received])
+    assert [event.id for event, _ in planned] == [received, created]

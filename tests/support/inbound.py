@@ -135,7 +135,8 @@ async def add_outbound(
     wa_message_id: str,
     *,
     status: str = "sent",
-    to_phone: str = "16505551234",
+    to_phone: str | None = "16505551234",
+    recipient_bsuid: str | None = None,
     phone_number_id: str = PHONE_NUMBER_ID,
     occurred_at: datetime | None = None,
 ) -> Message:
@@ -149,6 +150,7 @@ async def add_outbound(
         status=status,
         from_phone=DISPLAY_PHONE_NUMBER,
         to_phone=to_phone,
+        recipient_bsuid=recipient_bsuid,
         source="API",
         payload={"type": "text", "text": {"body": "Hi there"}},
         content="Hi there",

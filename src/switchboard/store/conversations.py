@@ -127,7 +127,7 @@ async def file_unfiled_messages(session: AsyncSession, conversation: Conversatio
         "of_phone_number_id": conversation.phone_number_id,
         # An empty list matches nothing, and neither does a NULL BSUID.
         "phones": phone_variants(conversation.contact_phone) if conversation.contact_phone else [],
-        "bsuid": conversation.contact_bsuid,
+        "bsuid": conversation.contact_bsuid or None,
         "filed_conversation_id": conversation.id,
         "filed_contact_id": conversation.contact_id,
     }

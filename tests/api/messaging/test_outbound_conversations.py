@@ -203,3 +203,29 @@ async def test_simultaneous_first_sends_to_one_person_share_one_conversation(
     assert {a.json()["conversation_id"] for a in answers} == {conversation.id}
     assert len(await contacts(settings, tenant.id)) == 1
     assert len(of_kind(await events(settings, tenant.id), CONVERSATION_CREATED)) == 1
+
+
+async def test_a_row_addressed_by_bsuid_alone_is_filed_when_that_users_conversation_appears(
+    app_client: httpx.AsyncClient,
+    tenant: TenantFixture,
+    phone,
+    worker,
+    channel: FakeChannel,
+    settings,
+    temporal_env,
+):
+    legacy = await add_outbound(settings, tenant, "wamid.OLD2", to_phone=None, recipient_bsuid=USER_BSUID)
+    other = await add_outbound(settings, tenant, "wamid.OLD3", to_phone=None, recipient_bsuid="US.other")
+    # The user writes with a BSUID and no phone: the filing matches by BSUID with no phone to match.
+    await deliver(
+        app_client,
+        temporal_env.client,
+        text_payload("wamid.IN4", from_phone=None, user_id=USER_BSUID),
+        settings=settings,
+    )
+    [conversation] = await conversations(settings, tenant.id)
+    assert (conversation.contact_phone, conversation.contact_bsuid) == (None, USER_BSUID)
+    [filed] = await rows(settings, Message, Message.id == legacy.id)
+    assert (filed.conversation_id, filed.contact_id) == (conversation.id, conversation.contact_id)
+    [left] = await rows(settings, Message, Message.id == other.id)
+    assert (left.conversation_id, left.contact_id) == (None, None)

@@ -72,6 +72,7 @@ async def plan_recorded_deliveries(
     """
     if not event_ids:
         return []
+    event_ids = list(dict.fromkeys(event_ids))  # each event once, in the order given
     held: dict[str, Event | None] = {event_id: recorded_here(session, event_id) for event_id in event_ids}
     missing = [event_id for event_id, event in held.items() if event is None]
     if missing:
