@@ -8,6 +8,7 @@ without it every test gets its own SQLite file.
 from __future__ import annotations
 
 import base64
+import logging
 import os
 import shutil
 import uuid
@@ -26,6 +27,10 @@ from switchboard.settings import Settings
 from switchboard.store.database import create_engine
 from tests.support.databases import DatabaseFactory
 from tests.support.tenants import TenantFixture, provision_tenant
+
+# The fake SMTP servers' thread logs each connection's EOF at INFO, sometimes after pytest has closed the
+# captured stream it would write to ("--- Logging error ---" in the output, not a failure): keep it quiet.
+logging.getLogger("mail.log").setLevel(logging.WARNING)
 
 ADMIN_KEY = "adm_test_" + "k" * 24
 SECRETS_KEY = base64.b64encode(b"\x01" * 32).decode()
