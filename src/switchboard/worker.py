@@ -24,7 +24,7 @@ from temporalio.client import (
 )
 from temporalio.types import MethodAsyncNoParam
 from temporalio.worker import UnsandboxedWorkflowRunner, Worker, WorkflowRunner
-from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
+from temporalio.worker.workflow_sandbox import SandboxRestrictions
 
 from switchboard.activities.deps import ActivityDeps
 from switchboard.activities.registry import build_activities
@@ -34,6 +34,7 @@ from switchboard.logs import configure_logging
 from switchboard.settings import Settings
 from switchboard.store.database import create_engine, session_factory
 from switchboard.temporal_client import connect_temporal
+from switchboard.workflow_sandbox import DirectContextSandbox
 from switchboard.workflows.event_dispatch import SweepEventOutboxWorkflow
 from switchboard.workflows.maintenance import (
     PruneRateLimitCountersWorkflow,
@@ -80,7 +81,7 @@ async def close_deps(deps: ActivityDeps) -> None:
 # constants only (timeouts and retry policies), so it is shared instead of rebuilt per run
 # through the sandbox's restricted `datetime` and `temporalio.common`: about a fifth of the
 # cost of starting a ProcessInbound or DeliverWebhook run (docs/operations.md, Performance).
-SANDBOX = SandboxedWorkflowRunner(
+SANDBOX = DirectContextSandbox(
     restrictions=SandboxRestrictions.default.with_passthrough_modules("switchboard.workflows.policies")
 )
 

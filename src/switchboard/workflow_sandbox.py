@@ -1,0 +1,90 @@
+"""The worker's workflow sandbox: Temporal's, minus two per-payload costs that buy it nothing.
+
+Temporal's sandbox runs each workflow run in its own module namespace and enters it by
+``exec`` of a small code string under its import hooks. It does so not only for each
+activation but also each time the worker encodes or decodes one payload of that run: the
+SDK asks the run for the payload's serialization context (which activity or child the
+payload belongs to), and the sandbox forwards that question through ``exec`` too. A
+profile of the worker under live sends put that forwarding at about a tenth of its event
+loop (docs/operations.md, Performance), for a lookup in the run's own dictionaries that
+imports nothing and calls nothing the sandbox restricts.
+
+So this runner keeps every guarantee the sandbox gives workflow code (fresh module state
+per run, restricted imports and calls, the same activation path) and changes two things:
+
+- the serialization and external-store contexts are asked of the run's object directly,
+  which is the very call the ``exec`` makes, without the import hooks around it;
+- each code string the sandbox runs is compiled once per process, not on every ``exec``
+  (the strings are the SDK's constants and the workflows' module names).
+
+It subclasses a private class of the SDK (``_runner._Instance``): temporalio is pinned
+below 2, and tests/workflows/test_workflow_sandbox.py checks that it answers exactly what
+the SDK's own path answers and that a restricted call inside a workflow is still refused,
+so an SDK upgrade that moves these internals fails the suite rather than production.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any, cast
+
+import temporalio.workflow
+from temporalio.converter import SerializationContext
+from temporalio.converter._extstore import StorageDriverStoreContext
+from temporalio.worker import WorkflowInstance, WorkflowInstanceDetails
+from temporalio.worker._command_aware_visitor import CommandInfo
+from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
+from temporalio.worker.workflow_sandbox._runner import _Instance
+
+# The sandbox's entry code strings, compiled once. A bounded set: a few SDK constants
+# plus one import string per registered workflow class.
+_COMPILED: dict[str, Any] = {}
+_COMPILED_LOCK = threading.Lock()
+
+IN_SANDBOX = "__temporal_in_sandbox"
+
+
+def compiled(code: str) -> Any:
+    """``code`` compiled for ``exec``, once per process."""
+    found = _COMPILED.get(code)
+    if found is None:
+        with _COMPILED_LOCK:
+            found = _COMPILED.setdefault(code, compile(code, "workflow_sandbox.py", "exec"))
+    return found
+
+
+class _DirectContextInstance(_Instance):
+    """A sandboxed run whose payload contexts are read without re-entering the sandbox."""
+
+    def _run_code(self, code: str, **extra_globals: Any) -> None:
+        # The SDK's _run_code, with the compiled code object in place of the string.
+        for key, value in extra_globals.items():
+            self.globals_and_locals[key] = value
+        try:
+            temporalio.workflow.unsafe._set_in_sandbox(True)
+            self._current_thread_id = threading.get_ident()
+            exec(compiled(code), self.globals_and_locals, self.globals_and_locals)
+        finally:
+            temporalio.workflow.unsafe._set_in_sandbox(False)
+            self._current_thread_id = None
+            for key in extra_globals:
+                self.globals_and_locals.pop(key, None)
+
+    def _in_sandbox(self) -> Any:
+        """The SDK's in-sandbox object, which the ``exec`` path forwards these questions to."""
+        return cast(Any, self.globals_and_locals)[IN_SANDBOX]
+
+    def get_serialization_context(self, command_info: CommandInfo | None) -> SerializationContext | None:
+        return cast(SerializationContext | None, self._in_sandbox().get_serialization_context(command_info))
+
+    def get_external_store_context(self, command_info: CommandInfo | None) -> StorageDriverStoreContext:
+        return cast(StorageDriverStoreContext, self._in_sandbox().get_external_store_context(command_info))
+
+
+@dataclass(frozen=True)
+class DirectContextSandbox(SandboxedWorkflowRunner):
+    """Temporal's sandboxed runner, creating runs that read payload contexts directly."""
+
+    def create_instance(self, det: WorkflowInstanceDetails) -> WorkflowInstance:
+        return _DirectContextInstance(det, self.runner_class, self.restrictions)

@@ -1,0 +1,112 @@
+"""The worker's sandbox (switchboard.workflow_sandbox) answers what Temporal's own does, and still restricts.
+
+It reads each payload's serialization context from the run directly instead of through the sandbox's
+``exec``; these tests replay every recorded history and compare, for every payload the worker encodes or
+decodes, its answer with the SDK's, and run a workflow that reads the wall clock to show the sandbox
+still refuses it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from temporalio.client import WorkflowFailureError
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.worker import (
+    Replayer,
+    UnsandboxedWorkflowRunner,
+    Worker,
+    WorkflowInstance,
+    WorkflowInstanceDetails,
+)
+from temporalio.worker.workflow_sandbox._runner import _Instance
+
+from switchboard.worker import SANDBOX
+from switchboard.workflow_sandbox import DirectContextSandbox, _DirectContextInstance, compiled
+from switchboard.workflows.registry import WORKFLOWS
+from tests.workflows.sandbox_probe import SandboxProbeWorkflow
+from tests.workflows.test_workflow_histories import HISTORIES, load
+
+ANSWERS: list[tuple[str, Any, Any]] = []
+
+
+class _ComparingInstance(_DirectContextInstance):
+    """Answers as the worker does, and records the SDK's own answer beside it."""
+
+    def get_serialization_context(self, command_info):  # type: ignore[no-untyped-def]
+        ours = super().get_serialization_context(command_info)
+        sdks = _Instance.get_serialization_context(self, command_info)
+        ANSWERS.append(("serialization", ours, sdks))
+        return ours
+
+    def get_external_store_context(self, command_info):  # type: ignore[no-untyped-def]
+        ours = super().get_external_store_context(command_info)
+        sdks = _Instance.get_external_store_context(self, command_info)
+        ANSWERS.append(("external store", ours, sdks))
+        return ours
+
+
+@dataclass(frozen=True)
+class _ComparingSandbox(DirectContextSandbox):
+    def create_instance(self, det: WorkflowInstanceDetails) -> WorkflowInstance:
+        return _ComparingInstance(det, self.runner_class, self.restrictions)
+
+
+async def test_every_recorded_payload_gets_the_sdks_context():
+    ANSWERS.clear()
+    replayer = Replayer(
+        workflows=list(WORKFLOWS),
+        data_converter=pydantic_data_converter,
+        workflow_runner=_ComparingSandbox(restrictions=SANDBOX.restrictions),
+    )
+
+    async def histories():  # type: ignore[no-untyped-def]
+        for path in HISTORIES:
+            yield load(path)
+
+    results = await replayer.replay_workflows(histories(), raise_on_replay_failure=True)
+    assert len(results.replay_failures) == 0
+    kinds = {kind for kind, _, _ in ANSWERS}
+    assert kinds == {"serialization", "external store"}, kinds
+    contexts = {type(ours).__name__ for kind, ours, _ in ANSWERS if kind == "serialization"}
+    assert {"WorkflowSerializationContext", "ActivitySerializationContext"} <= contexts, contexts
+    mismatched = [(kind, ours, sdks) for kind, ours, sdks in ANSWERS if ours != sdks]
+    assert mismatched == [], mismatched[:3]
+    assert len(ANSWERS) > 5 * len(HISTORIES), "the replays encoded and decoded the histories' payloads"
+
+
+def test_a_code_string_is_compiled_once():
+    code = "with __temporal_importer.applied():\n  __temporal_probe = 1\n"
+    assert compiled(code) is compiled(code)
+    assert compiled(code) is not compiled(code + "\n")
+
+
+@pytest.mark.parametrize("runner", [SANDBOX], ids=["worker-sandbox"])
+async def test_the_sandbox_still_refuses_the_wall_clock(temporal_env, runner):  # type: ignore[no-untyped-def]
+    queue = f"sandbox-probe-{uuid.uuid4().hex[:8]}"
+    async with Worker(
+        temporal_env.client, task_queue=queue, workflows=[SandboxProbeWorkflow], workflow_runner=runner
+    ):
+        with pytest.raises(WorkflowFailureError) as failure:
+            await temporal_env.client.execute_workflow(
+                SandboxProbeWorkflow.run, id=f"probe-{queue}", task_queue=queue
+            )
+    assert "datetime.datetime.now" in str(failure.value.cause), failure.value.cause
+
+
+async def test_without_the_sandbox_the_probe_runs(temporal_env):  # type: ignore[no-untyped-def]
+    """The probe's failure above is the sandbox's doing, not the probe's."""
+    queue = f"sandbox-probe-{uuid.uuid4().hex[:8]}"
+    async with Worker(
+        temporal_env.client,
+        task_queue=queue,
+        workflows=[SandboxProbeWorkflow],
+        workflow_runner=UnsandboxedWorkflowRunner(),
+    ):
+        stamp = await temporal_env.client.execute_workflow(
+            SandboxProbeWorkflow.run, id=f"probe-{queue}", task_queue=queue
+        )
+    assert stamp[:4].isdigit()
