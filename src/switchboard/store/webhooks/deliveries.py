@@ -160,15 +160,23 @@ class DeliveryContext:
     event: Event
 
 
+# Every attempt starts here, so the three rows come in one round trip. The webhook is
+# refreshed even if the session holds it: its state (disabled, deleted) decides whether to post.
+_LOAD_DELIVERY = (
+    select(WebhookDelivery, Event, WebhookEndpoint)
+    .join(Event, col(Event.id) == col(WebhookDelivery.event_id))
+    .outerjoin(WebhookEndpoint, col(WebhookEndpoint.id) == col(WebhookDelivery.webhook_id))
+    .where(col(WebhookDelivery.id) == bindparam("of_delivery_id"))
+    .execution_options(populate_existing=True)
+)
+
+
 async def load_delivery(session: AsyncSession, delivery_id: str) -> DeliveryContext | None:
-    """The delivery with its webhook (None once deleted) and event; None when the delivery is gone."""
-    delivery = await session.get(WebhookDelivery, delivery_id)
-    if delivery is None:
+    """The delivery with its webhook (None once deleted) and event; None when the delivery or its event is gone."""
+    row = (await session.execute(_LOAD_DELIVERY, {"of_delivery_id": delivery_id})).first()
+    if row is None:
         return None
-    webhook = await session.get(WebhookEndpoint, delivery.webhook_id, populate_existing=True)
-    event = await session.get(Event, delivery.event_id)
-    if event is None:
-        return None
+    delivery, event, webhook = row
     return DeliveryContext(delivery=delivery, webhook=webhook, event=event)
 
 

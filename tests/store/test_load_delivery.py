@@ -1,0 +1,96 @@
+"""Loading a delivery for an attempt: the delivery, its event and its webhook in one statement.
+
+Every webhook attempt starts with this read. It answers None when the delivery is gone, hands back a
+webhook that another session changed (the attempt decides on its current state), and reads nothing else.
+"""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import delete, update
+from sqlalchemy import event as sa_event
+
+from switchboard.models.base import utcnow
+from switchboard.models.events import WebhookDelivery, WebhookEndpoint
+from switchboard.models.tenancy import Tenant
+from switchboard.store import events
+from switchboard.store.database import create_engine, session_factory, unit_of_work
+from switchboard.store.webhooks.deliveries import delivery_id_for, load_delivery, plan_recorded_deliveries
+
+RECEIVED = "channel.message.received"
+
+
+@pytest.fixture
+async def engine(database_url):
+    engine = create_engine(database_url)
+    yield engine
+    await engine.dispose()
+
+
+async def _one_delivery(engine) -> tuple[str, str, str]:
+    """A tenant with one webhook and one recorded event planned to it: (delivery, event, webhook) ids."""
+    sessions = session_factory(engine)
+    async with unit_of_work(sessions) as session:
+        session.add(Tenant(id="ten_a", name="A"))
+    async with unit_of_work(sessions) as session:
+        hook = WebhookEndpoint(tenant_id="ten_a", url="https://a.test/in", secret_encrypted="s")
+        session.add(hook)
+    async with unit_of_work(sessions) as session:
+        event = await events.record_event(
+            session,
+            tenant_id="ten_a",
+            kind=RECEIVED,
+            payload={"n": 1},
+            occurred_at=utcnow(),
+            phone_number_id="1",
+        )
+        ((planned_event, webhook_ids),) = await plan_recorded_deliveries(session, [event.id])
+    assert webhook_ids == [hook.id]
+    return delivery_id_for(planned_event.id, hook.id), planned_event.id, hook.id
+
+
+async def test_the_delivery_its_event_and_its_webhook_come_in_one_statement(engine):
+    delivery_id, event_id, webhook_id = await _one_delivery(engine)
+    seen: list[str] = []
+
+    def note(conn, cursor, statement, parameters, context, executemany):
+        seen.append(statement)
+
+    sa_event.listen(engine.sync_engine, "before_cursor_execute", note)
+    try:
+        async with unit_of_work(session_factory(engine)) as session:
+            context = await load_delivery(session, delivery_id)
+    finally:
+        sa_event.remove(engine.sync_engine, "before_cursor_execute", note)
+    assert context is not None
+    assert (context.delivery.id, context.event.id, context.event.payload) == (delivery_id, event_id, {"n": 1})
+    assert context.webhook is not None and context.webhook.id == webhook_id
+    assert context.delivery.status == "pending"
+    assert len(seen) == 1, seen
+
+
+async def test_a_webhook_changed_elsewhere_is_read_as_it_is_now(engine):
+    delivery_id, _, webhook_id = await _one_delivery(engine)
+    sessions = session_factory(engine)
+    async with unit_of_work(sessions) as session:
+        first = await load_delivery(session, delivery_id)
+        assert first is not None and first.webhook is not None and first.webhook.enabled
+        async with unit_of_work(sessions) as other:
+            await other.execute(
+                update(WebhookEndpoint).where(WebhookEndpoint.id == webhook_id).values(enabled=False)
+            )
+        again = await load_delivery(session, delivery_id)
+    assert again is not None and again.webhook is not None
+    assert again.webhook.enabled is False
+
+
+async def test_a_delivery_that_is_gone_loads_as_none(engine):
+    delivery_id, _, webhook_id = await _one_delivery(engine)
+    async with unit_of_work(session_factory(engine)) as session:
+        assert await load_delivery(session, "whd_missing") is None
+    async with unit_of_work(session_factory(engine)) as session:
+        # Deleting the webhook takes its deliveries with it (ON DELETE CASCADE, on both databases).
+        await session.execute(delete(WebhookEndpoint).where(WebhookEndpoint.id == webhook_id))
+    async with unit_of_work(session_factory(engine)) as session:
+        assert await session.get(WebhookDelivery, delivery_id) is None
+        assert await load_delivery(session, delivery_id) is None
