@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from sqlalchemy import event as sa_event
 from temporalio.testing import ActivityEnvironment
 
 from switchboard.activities.webhooks.config import WebhookConfig
@@ -123,3 +125,62 @@ async def test_a_deleted_webhook_stops_its_delivery(kit, app_client, tenant):
         FinishInput(delivery_id=ref.delivery_id, outcome=DeliveryOutcome.CANCELED, at=AT),
     )
     assert finished.notification_ids == []
+
+
+async def test_a_webhook_deleted_during_the_post_records_nothing(kit, app_client, tenant):
+    """The attempt row is copied from its delivery's: once the webhook (and so the delivery) is gone, none."""
+    env = ActivityEnvironment()
+    [ref] = (await env.run(kit["dispatch"].plan_deliveries, kit["event_id"])).deliveries
+    kit["receiver"].delays = [1.0]
+    attempt = asyncio.create_task(
+        env.run(kit["delivery"].attempt_delivery, AttemptInput(delivery_id=ref.delivery_id, attempt=1, at=AT))
+    )
+    await kit["receiver"].wait_for(1)
+    deleted = await app_client.delete(f"/v1/webhooks/{kit['webhook']['id']}", headers=tenant.headers())
+    assert deleted.status_code == 200, deleted.text
+    result = await attempt
+    assert result.stopped and not result.success
+    assert await kit["db"].attempts() == []
+    assert await kit["db"].deliveries() == []
+
+
+async def test_a_first_time_success_costs_five_statements(kit):
+    """Load (one joined read), then the attempt, its count, the webhook's clock and the settling.
+
+    A success on a webhook that was healthy when loaded reads nothing more: no second read of the
+    delivery or of the webhook.
+    """
+    env = ActivityEnvironment()
+    [ref] = (await env.run(kit["dispatch"].plan_deliveries, kit["event_id"])).deliveries
+    ran: list[str] = []
+
+    def note(conn, cursor, statement, parameters, context, executemany):
+        words = statement.split()
+        verb = words[0].lower()
+        ran.append(
+            f"{verb} {words[words.index('FROM') + 1] if verb == 'select' else words[2 if verb == 'insert' else 1]}"
+        )
+
+    sa_event.listen(kit["db"].engine.sync_engine, "before_cursor_execute", note)
+    try:
+        result = await env.run(
+            kit["delivery"].attempt_delivery, AttemptInput(delivery_id=ref.delivery_id, attempt=1, at=AT)
+        )
+    finally:
+        sa_event.remove(kit["db"].engine.sync_engine, "before_cursor_execute", note)
+    assert (result.success, result.settled) == (True, True)
+    assert ran == [
+        "select webhook_deliveries",
+        "insert webhook_attempts",
+        "update webhook_deliveries",
+        "update webhook_endpoints",
+        "update webhook_deliveries",
+    ], ran
+    [row] = await kit["db"].attempts()
+    assert (row.tenant_id, row.webhook_id, row.delivery_id, row.attempt) == (
+        (await kit["db"].deliveries())[0].tenant_id,
+        kit["webhook"]["id"],
+        ref.delivery_id,
+        1,
+    )
+    assert (row.success, row.status_code, row.attempted_at, row.error) == (True, 200, AT, None)

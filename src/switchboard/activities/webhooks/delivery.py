@@ -84,12 +84,10 @@ class WebhookDeliveryActivities:
         )
         success = is_success(outcome.status_code)
         async with unit_of_work(self._deps.sessions) as session:
-            delivery = await session.get(WebhookDelivery, request.delivery_id)
-            if delivery is None:
-                return AttemptResult(stopped=True)
             inserted = await deliveries.record_attempt(
                 session,
-                delivery,
+                delivery_id=request.delivery_id,
+                webhook_id=context.delivery.webhook_id,
                 attempt=request.attempt,
                 success=success,
                 status_code=outcome.status_code,
@@ -102,7 +100,7 @@ class WebhookDeliveryActivities:
                 return _result_of(recorded) if recorded else AttemptResult(stopped=True)
             notes = await self._evaluate_health(
                 session,
-                delivery.webhook_id,
+                context.webhook,
                 at=request.at,
                 success=success,
                 trigger=f"{request.delivery_id}:{request.attempt}",
@@ -137,10 +135,18 @@ class WebhookDeliveryActivities:
         )
 
     async def _evaluate_health(
-        self, session: AsyncSession, webhook_id: str, *, at: datetime, success: bool, trigger: str
+        self, session: AsyncSession, seen: WebhookEndpoint, *, at: datetime, success: bool, trigger: str
     ) -> list[str]:
-        """Raise webhook.degraded or webhook.failing once when the webhook's health enters that band."""
+        """Raise webhook.degraded or webhook.failing once when the webhook's health enters that band.
+
+        ``seen`` is the webhook as the attempt loaded it just before posting. A success on a webhook
+        that was healthy then is the common case and needs no evaluation, so it reads nothing; a
+        webhook that turned unhealthy during that one POST is evaluated at its next attempt.
+        """
+        if success and seen.health_state not in _UNHEALTHY:
+            return []
         config = self._config
+        webhook_id = seen.id
         webhook = await session.get(WebhookEndpoint, webhook_id, populate_existing=True)
         if webhook is None or not deliveries.is_active(webhook):
             return []

@@ -14,7 +14,8 @@ from datetime import datetime, timedelta
 from functools import cache
 from typing import Any
 
-from sqlalchemy import bindparam, func, or_, update
+from sqlalchemy import bindparam, func, literal, or_, update
+from sqlalchemy import select as core_select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import col, select
@@ -190,8 +191,9 @@ async def recorded_attempt(session: AsyncSession, delivery_id: str, attempt: int
 
 async def record_attempt(
     session: AsyncSession,
-    delivery: WebhookDelivery,
     *,
+    delivery_id: str,
+    webhook_id: str,
     attempt: int,
     success: bool,
     status_code: int | None,
@@ -199,27 +201,37 @@ async def record_attempt(
     error: str | None,
     at: datetime,
 ) -> bool:
-    """Insert the attempt once and move the webhook's failure clock; False when it was already recorded."""
+    """Insert the attempt once and move the webhook's failure clock.
+
+    False when the attempt was already recorded, or when its delivery is gone (its webhook was deleted
+    during the POST): the row is copied from the delivery's in the same statement, so a vanished
+    delivery inserts nothing, with no read beforehand.
+    """
+    a, d = _attempts.c, _deliveries.c
+    given = {
+        a.id: new_id("att", at=at),
+        a.attempt: attempt,
+        a.success: success,
+        a.status_code: status_code,
+        a.latency_ms: latency_ms,
+        a.error: error,
+        a.attempted_at: at,
+    }
+    source = core_select(
+        *(literal(value, type_=column.type) for column, value in given.items()),
+        d.tenant_id,
+        d.webhook_id,
+        d.id,
+    ).where(d.id == delivery_id)
     stmt = (
         dialect_insert(session, _attempts)
-        .values(
-            id=new_id("att", at=at),
-            tenant_id=delivery.tenant_id,
-            webhook_id=delivery.webhook_id,
-            delivery_id=delivery.id,
-            attempt=attempt,
-            success=success,
-            status_code=status_code,
-            latency_ms=latency_ms,
-            error=error,
-            attempted_at=at,
-        )
-        .on_conflict_do_nothing(index_elements=[_attempts.c.delivery_id, _attempts.c.attempt])
-        .returning(_attempts.c.id)
+        .from_select([*given, a.tenant_id, a.webhook_id, a.delivery_id], source)
+        .on_conflict_do_nothing(index_elements=[a.delivery_id, a.attempt])
+        .returning(a.id)
     )
     if (await session.execute(stmt)).scalar() is None:
         return False
-    await session.execute(update(_deliveries).where(_deliveries.c.id == delivery.id).values(attempts=attempt))
+    await session.execute(update(_deliveries).where(_deliveries.c.id == delivery_id).values(attempts=attempt))
     e = _endpoints.c
     stale = at - CLOCK_GRANULARITY
     if success:
@@ -235,9 +247,7 @@ async def record_attempt(
         worth_writing = or_(
             e.failing_since.is_(None), e.last_failure_at.is_(None), e.last_failure_at <= stale
         )
-    await session.execute(
-        update(_endpoints).where(e.id == delivery.webhook_id, worth_writing).values(**changes)
-    )
+    await session.execute(update(_endpoints).where(e.id == webhook_id, worth_writing).values(**changes))
     return True
 
 
