@@ -32,7 +32,7 @@ from typing import Any, cast
 import temporalio.workflow
 from temporalio.converter import SerializationContext
 from temporalio.converter._extstore import StorageDriverStoreContext
-from temporalio.worker import WorkflowInstance, WorkflowInstanceDetails
+from temporalio.worker import UnsandboxedWorkflowRunner, WorkflowInstance, WorkflowInstanceDetails
 from temporalio.worker._command_aware_visitor import CommandInfo
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
 from temporalio.worker.workflow_sandbox._runner import _Instance
@@ -50,7 +50,7 @@ def compiled(code: str) -> Any:
     found = _COMPILED.get(code)
     if found is None:
         with _COMPILED_LOCK:
-            found = _COMPILED.setdefault(code, compile(code, "workflow_sandbox.py", "exec"))
+            found = _COMPILED.setdefault(code, compile(code, "<temporal-sandbox>", "exec"))
     return found
 
 
@@ -84,7 +84,17 @@ class _DirectContextInstance(_Instance):
 
 @dataclass(frozen=True)
 class DirectContextSandbox(SandboxedWorkflowRunner):
-    """Temporal's sandboxed runner, creating runs that read payload contexts directly."""
+    """Temporal's sandboxed runner, creating runs that read payload contexts directly.
+
+    Only with the SDK's own inner runner: its context lookups are plain reads of the run's state,
+    which is what makes calling them outside the import hooks safe.
+    """
+
+    def __post_init__(self) -> None:
+        if self.runner_class is not UnsandboxedWorkflowRunner:
+            raise ValueError(
+                "DirectContextSandbox needs the SDK's UnsandboxedWorkflowRunner inside the sandbox"
+            )
 
     def create_instance(self, det: WorkflowInstanceDetails) -> WorkflowInstance:
         return _DirectContextInstance(det, self.runner_class, self.restrictions)

@@ -131,13 +131,14 @@ async def test_a_webhook_deleted_during_the_post_records_nothing(kit, app_client
     """The attempt row is copied from its delivery's: once the webhook (and so the delivery) is gone, none."""
     env = ActivityEnvironment()
     [ref] = (await env.run(kit["dispatch"].plan_deliveries, kit["event_id"])).deliveries
-    kit["receiver"].delays = [1.0]
+    kit["receiver"].gate = asyncio.Event()
     attempt = asyncio.create_task(
         env.run(kit["delivery"].attempt_delivery, AttemptInput(delivery_id=ref.delivery_id, attempt=1, at=AT))
     )
     await kit["receiver"].wait_for(1)
     deleted = await app_client.delete(f"/v1/webhooks/{kit['webhook']['id']}", headers=tenant.headers())
     assert deleted.status_code == 200, deleted.text
+    kit["receiver"].gate.set()  # the POST succeeds only now, after the webhook is gone
     result = await attempt
     assert result.stopped and not result.success
     assert await kit["db"].attempts() == []

@@ -92,6 +92,28 @@ async def test_degraded_band_and_failing_below_it_are_separate_notices(harness, 
     ]
 
 
+async def test_successes_on_a_failing_webhook_bring_it_back_to_healthy(harness, app_client):
+    """A success on a webhook that was unhealthy when its attempt loaded it is evaluated (only a
+    success on a healthy one skips that), so the state recovers without another alert."""
+    owner = await provision_tenant(app_client, ADMIN_KEY, notification_email="owner@example.com")
+    async with harness(ALERTING, owner=owner) as h:
+        h.receiver.default = (500, {})
+        webhook = await h.webhook()
+        assert (await h.deliver()).outcome == "failed"
+        assert (await h.deliver()).outcome == "failed"
+        assert (await h.db.webhook(webhook["id"])).health_state == "failing"
+        h.receiver.default = (200, {})
+        states = []
+        for _ in range(25):
+            assert (await h.deliver()).outcome == "succeeded"
+            states.append((await h.db.webhook(webhook["id"])).health_state)
+            if states[-1] == "healthy":
+                break
+        assert states[-1] == "healthy", states
+        assert "degraded" in states, "on the way back it passes through the 10-50 % band"
+        assert len(await h.db.notifications("webhook.failing")) == 1
+
+
 async def test_too_few_attempts_raise_no_alert(harness):
     quiet = replace(ALERTING, alert_min_attempts=50)
     async with harness(quiet) as h:

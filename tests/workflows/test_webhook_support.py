@@ -57,6 +57,8 @@ class Receiver:
     script: list[tuple[int, dict[str, str]]] = field(default_factory=list)
     # Seconds to stall before answering, one entry per request (then none).
     delays: list[float] = field(default_factory=list)
+    # When set, every request waits for it before answering (a test decides when the POST ends).
+    gate: asyncio.Event | None = None
     requests: list[Captured] = field(default_factory=list)
 
     def app(self) -> Starlette:
@@ -66,6 +68,8 @@ class Receiver:
             )
             if self.delays:
                 await asyncio.sleep(self.delays.pop(0))
+            if self.gate is not None:
+                await self.gate.wait()
             status, headers = self.script.pop(0) if self.script else self.default
             body = b"" if status in (204, 304) else b"receiver says no" if status >= 300 else b"ok"
             return Response(body, status_code=status, headers=headers)

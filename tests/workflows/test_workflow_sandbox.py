@@ -8,6 +8,8 @@ still refuses it.
 
 from __future__ import annotations
 
+import hashlib
+import inspect
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +24,7 @@ from temporalio.worker import (
     WorkflowInstance,
     WorkflowInstanceDetails,
 )
+from temporalio.worker.workflow_sandbox._in_sandbox import InSandbox
 from temporalio.worker.workflow_sandbox._runner import _Instance
 
 from switchboard.worker import SANDBOX
@@ -78,10 +81,36 @@ async def test_every_recorded_payload_gets_the_sdks_context():
     assert len(ANSWERS) > 5 * len(HISTORIES), "the replays encoded and decoded the histories' payloads"
 
 
+# The SDK methods switchboard.workflow_sandbox copies or bypasses, by the hash of their source as of
+# temporalio 1.35. When an upgrade changes one, this fails: read the SDK's new version, carry what it
+# added into workflow_sandbox.py (or drop the override), then record the new hash here.
+COPIED_SDK_SOURCES = {
+    "_Instance._run_code": (_Instance._run_code, "78055698bee1c0d3"),
+    "_Instance.get_serialization_context": (_Instance.get_serialization_context, "b4331d145cc44758"),
+    "_Instance.get_external_store_context": (_Instance.get_external_store_context, "66d3ceaa5a824e05"),
+    "InSandbox.get_serialization_context": (InSandbox.get_serialization_context, "80a6c3c66d58539f"),
+    "InSandbox.get_external_store_context": (InSandbox.get_external_store_context, "d204b2f479964c1d"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COPIED_SDK_SOURCES))
+def test_the_sdk_code_the_runner_stands_in_for_has_not_changed(name):
+    method, recorded = COPIED_SDK_SOURCES[name]
+    assert hashlib.sha256(inspect.getsource(method).encode()).hexdigest()[:16] == recorded, (
+        f"temporalio changed {name}: re-check switchboard/workflow_sandbox.py against it"
+    )
+
+
+def test_the_runner_refuses_another_inner_runner():
+    with pytest.raises(ValueError, match="UnsandboxedWorkflowRunner"):
+        DirectContextSandbox(runner_class=_ComparingSandbox)  # type: ignore[arg-type]
+
+
 def test_a_code_string_is_compiled_once():
     code = "with __temporal_importer.applied():\n  __temporal_probe = 1\n"
     assert compiled(code) is compiled(code)
     assert compiled(code) is not compiled(code + "\n")
+    assert compiled(code).co_filename == "<temporal-sandbox>"
 
 
 @pytest.mark.parametrize("runner", [SANDBOX], ids=["worker-sandbox"])

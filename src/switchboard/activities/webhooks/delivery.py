@@ -87,7 +87,6 @@ class WebhookDeliveryActivities:
             inserted = await deliveries.record_attempt(
                 session,
                 delivery_id=request.delivery_id,
-                webhook_id=context.delivery.webhook_id,
                 attempt=request.attempt,
                 success=success,
                 status_code=outcome.status_code,

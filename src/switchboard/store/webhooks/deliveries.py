@@ -193,7 +193,6 @@ async def record_attempt(
     session: AsyncSession,
     *,
     delivery_id: str,
-    webhook_id: str,
     attempt: int,
     success: bool,
     status_code: int | None,
@@ -201,11 +200,11 @@ async def record_attempt(
     error: str | None,
     at: datetime,
 ) -> bool:
-    """Insert the attempt once and move the webhook's failure clock.
+    """Insert the attempt once and move its webhook's failure clock.
 
     False when the attempt was already recorded, or when its delivery is gone (its webhook was deleted
-    during the POST): the row is copied from the delivery's in the same statement, so a vanished
-    delivery inserts nothing, with no read beforehand.
+    during the POST): the row is copied from the delivery's in the same statement, tenant and webhook
+    included, so a vanished delivery inserts nothing, with no read beforehand.
     """
     a, d = _attempts.c, _deliveries.c
     given = {
@@ -227,9 +226,10 @@ async def record_attempt(
         dialect_insert(session, _attempts)
         .from_select([*given, a.tenant_id, a.webhook_id, a.delivery_id], source)
         .on_conflict_do_nothing(index_elements=[a.delivery_id, a.attempt])
-        .returning(a.id)
+        .returning(a.webhook_id)
     )
-    if (await session.execute(stmt)).scalar() is None:
+    webhook_id = (await session.execute(stmt)).scalar()
+    if webhook_id is None:
         return False
     await session.execute(update(_deliveries).where(_deliveries.c.id == delivery_id).values(attempts=attempt))
     e = _endpoints.c
