@@ -17,10 +17,11 @@ per run, restricted imports and calls, the same activation path) and changes two
 - each code string the sandbox runs is compiled once per process, not on every ``exec``
   (the strings are the SDK's constants and the workflows' module names).
 
-It subclasses a private class of the SDK (``_runner._Instance``): temporalio is pinned
-below 2, and tests/workflows/test_workflow_sandbox.py checks that it answers exactly what
-the SDK's own path answers and that a restricted call inside a workflow is still refused,
-so an SDK upgrade that moves these internals fails the suite rather than production.
+It subclasses a private class of the SDK (``_runner._Instance``), so
+tests/workflows/test_workflow_sandbox.py checks that it answers exactly what the SDK's own
+path answers, that a restricted call inside a workflow is still refused, and that the SDK
+methods it copies or bypasses still have the source they had when this was written: an SDK
+upgrade that changes them fails the suite rather than production.
 """
 
 from __future__ import annotations
