@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from temporalio.client import WorkflowFailureError
+from temporalio.client import WorkflowFailureError, WorkflowHistory
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import (
     Replayer,
@@ -30,9 +30,10 @@ from temporalio.worker.workflow_sandbox._runner import _Instance
 from switchboard.worker import SANDBOX
 from switchboard.workflow_sandbox import DirectContextSandbox, _DirectContextInstance, compiled
 from switchboard.workflows.registry import WORKFLOWS
+from tests.workflows import record_support as rec
 from tests.workflows.sandbox_probe import SandboxProbeWorkflow
-from tests.workflows.test_workflow_histories import HISTORIES, load
 
+HISTORIES = sorted(rec.HISTORIES.glob("*.json"))
 ANSWERS: list[tuple[str, Any, Any]] = []
 
 
@@ -68,7 +69,7 @@ async def test_every_recorded_payload_gets_the_sdks_context():
 
     async def histories():  # type: ignore[no-untyped-def]
         for path in HISTORIES:
-            yield load(path)
+            yield WorkflowHistory.from_json(path.stem, path.read_text())
 
     results = await replayer.replay_workflows(histories(), raise_on_replay_failure=True)
     assert len(results.replay_failures) == 0
