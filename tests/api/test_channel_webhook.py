@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import json
+from datetime import timedelta
 
 import httpx
 import pytest
+from fastapi import FastAPI, Request
 from temporalio.service import RPCError
 
 from switchboard.activities.retention import RetentionActivities
+from switchboard.activities.webhooks.config import WebhookConfig
+from switchboard.activities.webhooks.dispatching import WebhookDispatchActivities
 from switchboard.activities.workflow_starts import inbound_workflow_id
 from switchboard.api.app import create_app
 from switchboard.domain.inbound import payload_id
@@ -20,7 +25,7 @@ from switchboard.store.database import create_engine
 from switchboard.worker import build_deps, close_deps
 from tests.conftest import APP_SECRET, make_settings
 from tests.fixtures.channel import raw
-from tests.support.http_server import free_port
+from tests.support.http_server import free_port, serve_app
 from tests.support.inbound import (
     add_outbound,
     channel_fixture,  # noqa: F401 - the channel fixture
@@ -30,6 +35,7 @@ from tests.support.inbound import (
     processed,
     provision_fixture_number,
     rows,
+    status_payload,
 )
 
 
@@ -97,17 +103,37 @@ async def test_signed_body_that_is_not_json_is_400(app_client, settings):
     assert await rows(settings, RawInbound) == []
 
 
-async def test_accepted_payload_is_stored_then_marked_processed(channel, app_client, tenant, settings):
+async def test_a_payload_is_applied_before_the_answer_without_a_workflow_of_its_own(
+    channel, app_client, tenant, settings
+):
     await provision_fixture_number(app_client, tenant)
     body = raw("text")
     response = await post_webhook(app_client, body)
     assert response.status_code == 200
-    assert response.json() == {"received": True, "payload_id": payload_id(body), "duplicate": False}
-    summary = await processed(channel.temporal, body, task_queue=settings.temporal_task_queue)
-    assert (summary.items, summary.applied, summary.events) == (1, 1, 2)
+    assert response.json() == {
+        "received": True,
+        "payload_id": payload_id(body),
+        "duplicate": False,
+        "summary": {
+            "items": 1,
+            "applied": 1,
+            "unchanged": 0,
+            "duplicate": 0,
+            "ignored": 0,
+            "events": 2,
+            "deferred": 0,
+        },
+    }
+    # Applied by the time the channel has its answer.
+    assert [m.wa_message_id for m in await messages(settings, tenant.id)] == ["wamid.xyzxyz"]
     (stored,) = await rows(settings, RawInbound)
     assert (stored.id, stored.body) == (payload_id(body), body.decode())
     assert stored.processed_at is not None and stored.processed_at >= stored.received_at
+    handle = channel.temporal.get_workflow_handle(
+        inbound_workflow_id(payload_id(body), task_queue=settings.temporal_task_queue)
+    )
+    with pytest.raises(RPCError):
+        await handle.describe()
 
 
 async def test_duplicate_delivery_changes_nothing(channel, app_client, tenant, settings):
@@ -130,7 +156,93 @@ async def test_duplicate_delivery_changes_nothing(channel, app_client, tenant, s
     assert len(await rows(settings, RawInbound)) == 1
 
 
-async def test_payload_is_kept_when_temporal_is_down_and_swept_later(
+async def test_with_temporal_down_a_payload_is_applied_and_its_delivery_waits_for_the_outbox(
+    database_url, app_client, tenant, worker, settings, temporal_env
+):
+    await provision_fixture_number(app_client, tenant)
+    received: asyncio.Queue[bytes] = asyncio.Queue()
+    receiver = FastAPI()
+
+    @receiver.post("/hook")
+    async def hook(request: Request) -> dict[str, bool]:
+        await received.put(await request.body())
+        return {"ok": True}
+
+    down = make_settings(
+        database_url, f"127.0.0.1:{free_port()}", temporal_task_queue=settings.temporal_task_queue
+    )
+    app = create_app(down)
+    body = raw("text")
+    async with serve_app(receiver) as base:
+        created = await app_client.post(
+            "/v1/webhooks",
+            json={"url": f"{base}/hook", "events": ["channel.message.received"]},
+            headers=tenant.headers(),
+        )
+        assert created.status_code == 201, created.text
+        async with app.router.lifespan_context(app):
+            async with httpx.AsyncClient(
+                transport=httpx.ASGITransport(app=app), base_url="http://t"
+            ) as client:
+                # A hang guard, not a speed check: with Temporal unreachable the API must still answer.
+                response = await asyncio.wait_for(post_webhook(client, body), timeout=30)
+        assert response.status_code == 200 and response.json()["summary"]["applied"] == 1
+        assert len(await messages(settings, tenant.id)) == 1
+        (stored,) = await rows(settings, RawInbound)
+        assert stored.processed_at is not None
+        received_event = next(
+            e for e in await events(settings, tenant.id) if e.kind == "channel.message.received"
+        )
+        assert received_event.dispatched_at is None
+        assert received.empty()
+
+        # Temporal is back: the outbox sweep starts the delivery the request could not.
+        engine = create_engine(settings.database_url)
+        deps = build_deps(temporal_env.client, settings, engine)
+        try:
+            swept = await WebhookDispatchActivities(
+                deps, WebhookConfig(sweep_min_age=timedelta(0))
+            ).sweep_outbox()
+        finally:
+            await close_deps(deps)
+            await engine.dispose()
+        assert swept.events >= 1
+        delivered = json.loads(await asyncio.wait_for(received.get(), timeout=20))
+    assert (delivered["event"], delivered["message"]["id"]) == ("channel.message.received", "wamid.xyzxyz")
+
+
+async def test_a_payload_the_database_refuses_is_handed_to_process_inbound(
+    app_client, tenant, worker, settings, temporal_env, tmp_path
+):
+    await provision_fixture_number(app_client, tenant)
+    address = temporal_env.client.service_client.config.target_host
+    broken = make_settings(
+        f"sqlite+aiosqlite:///{tmp_path}/missing-dir/none.db",
+        address,
+        temporal_task_queue=settings.temporal_task_queue,
+    )
+    app = create_app(broken)
+    body = raw("text")
+    async with app.router.lifespan_context(app):
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
+            response = await post_webhook(client, body)
+    assert response.status_code == 200
+    assert response.json() == {
+        "received": True,
+        "payload_id": payload_id(body),
+        "duplicate": False,
+        "summary": None,
+    }
+
+    # The worker, on the real database, applies what the endpoint could not.
+    summary = await processed(temporal_env.client, body, task_queue=settings.temporal_task_queue)
+    assert (summary.items, summary.applied) == (1, 1)
+    assert len(await messages(settings, tenant.id)) == 1
+    (stored,) = await rows(settings, RawInbound)
+    assert stored.processed_at is not None
+
+
+async def test_with_temporal_down_deferred_statuses_are_left_for_the_sweeper(
     database_url, app_client, tenant, worker, settings, temporal_env
 ):
     await provision_fixture_number(app_client, tenant)
@@ -138,16 +250,14 @@ async def test_payload_is_kept_when_temporal_is_down_and_swept_later(
         database_url, f"127.0.0.1:{free_port()}", temporal_task_queue=settings.temporal_task_queue
     )
     app = create_app(down)
-    body = raw("text")
+    body = status_payload("wamid.late-and-down", "delivered")
     async with app.router.lifespan_context(app):
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
-            # A hang guard, not a speed check: with Temporal unreachable the API must still
-            # answer (the sweeper starts the workflow later) rather than wait on the connection.
             response = await asyncio.wait_for(post_webhook(client, body), timeout=30)
-    assert response.status_code == 200
+    assert response.status_code == 200 and response.json()["summary"]["deferred"] == 1
     (stored,) = await rows(settings, RawInbound)
-    assert stored.processed_at is None
-    assert await messages(settings, tenant.id) == []
+    assert stored.processed_at is None, "kept unstamped: no run holds the deferred status yet"
+    message = await add_outbound(settings, tenant, "wamid.late-and-down")
 
     engine = create_engine(settings.database_url)
     deps = build_deps(temporal_env.client, settings, engine)
@@ -161,7 +271,9 @@ async def test_payload_is_kept_when_temporal_is_down_and_swept_later(
         await close_deps(deps)
         await engine.dispose()
     assert (first.started, first.failed) == (1, 0)
-    assert summary.applied == 1 and len(await messages(settings, tenant.id)) == 1
+    assert summary.applied == 1
+    assert [e.kind for e in await events(settings, tenant.id)] == ["channel.message.delivered"]
+    assert [m.status for m in await messages(settings, tenant.id) if m.id == message.id] == ["delivered"]
     (stored,) = await rows(settings, RawInbound)
     assert stored.processed_at is not None
     assert (second.started, second.already_done) == (0, 0)

@@ -45,6 +45,24 @@ async def test_raw_envelope_is_stored_once(settings):
     assert pending == []
 
 
+async def test_keeping_an_envelope_says_whether_it_was_stamped_processed_before(settings):
+    async def keep(at: datetime | None) -> bool:
+        async with db(settings) as session:
+            return await store.record_processed_raw_inbound(
+                session, payload_id="p2", body="{}", received_at=T0, at=at
+            )
+
+    # Kept unstamped (deferred statuses the endpoint could not hand over): not a repeat, and left for the sweeper.
+    assert await keep(None) is False
+    async with db(settings) as session:
+        assert await store.raw_inbound_processed(session, "p2") is False
+    assert await keep(T0 + timedelta(seconds=1)) is False, "the first stamp is not a repeat"
+    assert await keep(T0 + timedelta(seconds=2)) is True
+    assert await keep(None) is True, "a stamp, once set, is kept"
+    async with db(settings) as session:
+        assert await store.raw_inbound_processed(session, "p2") is True
+
+
 async def test_an_item_key_is_claimed_once_and_a_rollback_releases_it(settings):
     async with db(settings) as session:
         assert await store.claim_item(session, key="k", payload_id="p", at=T0) is True
@@ -85,7 +103,7 @@ async def test_concurrent_first_messages_of_one_user_make_one_contact_and_conver
     ]
     async with workers(settings, temporal_env) as worker:
         outcomes = await asyncio.gather(
-            *(worker()._apply_one(item, payload_id=f"p{n}") for n, item in enumerate(items))
+            *(worker().applier.apply_one(item, payload_id=f"p{n}") for n, item in enumerate(items))
         )
     assert [o.result for o in outcomes] == ["applied"] * 6
     assert len(await contacts(settings, tenant.id)) == 1
@@ -101,7 +119,9 @@ async def test_concurrent_duplicates_apply_once(app_client, tenant, settings, te
     await provision_fixture_number(app_client, tenant)
     (item,) = parse_envelope(text_payload("wamid.twice", at=T0), received_at=utcnow())
     async with workers(settings, temporal_env) as worker:
-        outcomes = await asyncio.gather(*(worker()._apply_one(item, payload_id=f"p{n}") for n in range(4)))
+        outcomes = await asyncio.gather(
+            *(worker().applier.apply_one(item, payload_id=f"p{n}") for n in range(4))
+        )
     assert sorted(o.result for o in outcomes) == ["applied", "duplicate", "duplicate", "duplicate"]
     assert len(await messages(settings, tenant.id)) == 1
     assert len(of_kind(await events(settings, tenant.id), "channel.message.received")) == 1
@@ -116,7 +136,9 @@ async def test_concurrent_statuses_of_one_message_end_at_read(app_client, tenant
         for item in parse_envelope(status_payload("wamid.out1", status, at=T0), received_at=utcnow())
     ]
     async with workers(settings, temporal_env) as worker:
-        await asyncio.gather(*(worker()._apply_one(item, payload_id=f"p{n}") for n, item in enumerate(items)))
+        await asyncio.gather(
+            *(worker().applier.apply_one(item, payload_id=f"p{n}") for n, item in enumerate(items))
+        )
     async with db(settings) as session:
         assert (await session.get(Message, sent.id)).status == "read"
     kinds = [e.kind for e in await events(settings, tenant.id)]

@@ -80,13 +80,23 @@ async def processed(temporal: Client, body: bytes, *, task_queue: str) -> Inboun
     return await temporal.get_workflow_handle_for(ProcessInboundWorkflow.run, workflow_id).result()
 
 
+async def applied(
+    temporal: Client, response: httpx.Response, body: bytes, *, task_queue: str
+) -> InboundSummary:
+    """How the endpoint's answer says the payload was applied, waiting for ProcessInbound when it took over."""
+    assert response.status_code == 200, response.text
+    receipt = response.json()
+    if receipt["summary"] is None or receipt["summary"]["deferred"]:
+        return await processed(temporal, body, task_queue=task_queue)
+    return InboundSummary(**{k: v for k, v in receipt["summary"].items() if k != "deferred"})
+
+
 async def deliver(
     client: httpx.AsyncClient, temporal: Client, body: bytes, *, settings: Settings
 ) -> InboundSummary:
-    """Post a signed payload and wait until the worker has applied it."""
+    """Post a signed payload and return how it was applied (by the endpoint, or by ProcessInbound)."""
     response = await post_webhook(client, body)
-    assert response.status_code == 200, response.text
-    return await processed(temporal, body, task_queue=settings.temporal_task_queue)
+    return await applied(temporal, response, body, task_queue=settings.temporal_task_queue)
 
 
 @asynccontextmanager

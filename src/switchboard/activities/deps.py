@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import httpx
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
@@ -13,6 +13,23 @@ from switchboard.settings import Settings
 
 if TYPE_CHECKING:
     from switchboard.activities.llm.registry import ProviderRegistry
+
+
+class CommitAndStart(Protocol):
+    """What work that commits and then starts or signals workflows needs (applying inbound items).
+
+    Both ``ActivityDeps`` (a worker's activities) and the API's ``AppState`` (POST /channel/webhook
+    applies a payload while the channel waits) have these.
+    """
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def sessions(self) -> async_sessionmaker[AsyncSession]: ...
+
+    @property
+    def temporal(self) -> Client: ...
 
 
 @dataclass

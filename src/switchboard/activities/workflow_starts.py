@@ -55,6 +55,9 @@ SEARCH_ATTRIBUTE_THREAD = "SwitchboardThreadId"
 THREAD_START_TIMEOUT = timedelta(seconds=5)
 # The channel webhook hands a payload over within its own deadline; the sweeper covers a miss.
 INBOUND_START_TIMEOUT = timedelta(seconds=2)
+# Starts made after a commit (deliveries, thread timers), by the channel webhook's request among others:
+# one that takes longer means Temporal is unreachable, and the outbox or turn sweeper starts it later.
+AFTER_COMMIT_START_TIMEOUT = timedelta(seconds=5)
 
 TENANT_KEY = SearchAttributeKey.for_keyword(SEARCH_ATTRIBUTE_TENANT)
 THREAD_KEY = SearchAttributeKey.for_keyword(SEARCH_ATTRIBUTE_THREAD)
@@ -133,6 +136,7 @@ async def _start_once(client: Client, workflow: str, arg: str, *, workflow_id: s
             task_queue=task_queue,
             id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
             id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+            rpc_timeout=AFTER_COMMIT_START_TIMEOUT,
         )
     except WorkflowAlreadyStartedError:
         return
@@ -154,7 +158,7 @@ async def dispatch_events(
     if sessions is not None and ids:
         async with sessions() as session:
             ids = await awaiting_dispatch(session, ids)
-    for event_id in ids:
+    for index, event_id in enumerate(ids):
         try:
             await _start_once(
                 client,
@@ -164,7 +168,11 @@ async def dispatch_events(
                 task_queue=task_queue,
             )
         except Exception:
-            log.warning("event dispatch deferred to the sweeper", extra={"event_id": event_id}, exc_info=True)
+            # Temporal is failing: the rest would wait out the same timeout each (a request may be waiting).
+            log.warning(
+                "event dispatch deferred to the sweeper", extra={"event_ids": ids[index:]}, exc_info=True
+            )
+            return
 
 
 async def start_owner_notification(client: Client, *, task_queue: str, notification_id: str) -> None:
@@ -202,6 +210,7 @@ async def start_delivery(client: Client, delivery: DeliveryInput, *, task_queue:
             task_queue=task_queue,
             id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
             request_eager_start=True,
+            rpc_timeout=AFTER_COMMIT_START_TIMEOUT,
         )
     except WorkflowAlreadyStartedError:
         return False
@@ -273,6 +282,7 @@ async def wake_thread_timers(client: Client, *, tenant_id: str, thread_id: str, 
         id=timers_workflow_id(thread_id),
         task_queue=task_queue,
         start_signal=WAKE_SIGNAL,
+        rpc_timeout=AFTER_COMMIT_START_TIMEOUT,
     )
 
 

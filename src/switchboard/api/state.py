@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import httpx
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from temporalio.client import Client
 
+from switchboard.activities.inbound_apply import InboundApplier
 from switchboard.activities.llm.rate_cards import RateCardBook
 from switchboard.api.principal import ApiKeyCache
 from switchboard.api.rate_limiter import RateLimiter
@@ -28,3 +29,8 @@ class AppState:
     limiter: RateLimiter
     rate_cards: RateCardBook
     http: httpx.AsyncClient
+    # Applies channel webhook payloads while the channel waits (POST /channel/webhook).
+    inbound: InboundApplier = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.inbound = InboundApplier(self)

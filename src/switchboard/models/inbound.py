@@ -94,3 +94,33 @@ class RetentionResult(BaseModel):
 class InboundHousekeepingResult(BaseModel):
     sweep: SweepResult
     retention: RetentionResult
+
+
+class ReceiptSummary(BaseModel):
+    """How a payload's items were applied while the channel waited.
+
+    ``deferred`` counts statuses whose outbound message was not stored yet: a ProcessInbound run retries them.
+    """
+
+    items: int
+    applied: int
+    unchanged: int
+    duplicate: int
+    ignored: int
+    events: int
+    deferred: int
+
+    @classmethod
+    def of(cls, summary: InboundSummary) -> ReceiptSummary:
+        return cls(**summary.model_dump(exclude={"deferred", "dropped"}), deferred=len(summary.deferred))
+
+
+class WebhookReceipt(BaseModel):
+    """The answer to a verified channel webhook POST (the channel reads only its status code)."""
+
+    received: bool = True
+    payload_id: str
+    # True when this exact body had been applied (or accepted) before.
+    duplicate: bool
+    # Null when the body was handed to a ProcessInbound run to apply (the database failed during the request).
+    summary: ReceiptSummary | None = None

@@ -28,7 +28,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from temporalio import activity
 from temporalio.service import RPCError
 
-from switchboard.activities.deps import ActivityDeps
+from switchboard.activities.deps import ActivityDeps, CommitAndStart
 from switchboard.activities.notifications import deliver_notification
 from switchboard.activities.webhooks.config import WebhookConfig
 from switchboard.activities.webhooks.types import (
@@ -72,7 +72,7 @@ async def plan_recorded(session: AsyncSession, event_ids: list[str]) -> Recorded
 
 
 async def start_planned(
-    deps: ActivityDeps,
+    deps: CommitAndStart,
     config: WebhookConfig,
     plan: RecordedPlan,
     *,
@@ -87,9 +87,7 @@ async def start_planned(
         return
     schedule = ScheduleTerms.of(config.policy)
     failed: set[str] = set()
-    for delivery in plan.deliveries:
-        if delivery.event_id in failed:
-            continue
+    for index, delivery in enumerate(plan.deliveries):
         try:
             await start_delivery(
                 deps.temporal,
@@ -97,8 +95,10 @@ async def start_planned(
                 task_queue=deps.settings.temporal_task_queue,
             )
         except (RPCError, RuntimeError, TimeoutError):
-            log.warning("delivery start deferred to DispatchEvent", extra={"event_id": delivery.event_id})
-            failed.add(delivery.event_id)
+            # Temporal is failing: the deliveries not started yet would each wait out the same timeout.
+            failed = {d.event_id for d in plan.deliveries[index:]}
+            log.warning("delivery starts deferred to DispatchEvent", extra={"event_ids": sorted(failed)})
+            break
     started = [event_id for event_id in plan.event_ids if event_id not in failed]
     try:
         async with write_turn or contextlib.nullcontext(), unit_of_work(deps.sessions) as session:

@@ -2,14 +2,18 @@
 
 A POST is verified over its raw bytes (``X-Hub-Signature-256``, constant time)
 before anything is parsed or stored; a bad or missing signature is a 401 and
-nothing is kept. A verified body is handed to the ProcessInbound workflow
-under an id derived from its SHA-256, so a redelivered payload is a no-op; once
-Temporal has accepted the start, the payload is durable in the run's history
-and the answer is 200 (the run itself stores the raw envelope for retention).
-If Temporal cannot be reached, the body is stored in ``raw_inbound``
-(insert-or-ignore) and committed before the 200, and the housekeeping sweeper
-starts the run later. Either way no request waits on the database's writer
-lock when Temporal is up, which keeps the answer fast under load.
+nothing is kept. A verified body is applied here, item by item, and answered
+200 only after the last commit: the channel redelivers what it got no 200 for,
+and the ledger skips items already applied, so nothing is lost and nothing is
+applied twice. This costs an inbound message no workflow of its own (the
+workflows are the deliveries and agent turns it starts).
+
+A ProcessInbound run (id from the body's SHA-256) takes over a body that is too
+large to apply while the channel waits, or that the database refused during the
+request: once Temporal has accepted the start, the body is durable in the run's
+history. If Temporal cannot be reached, the body is stored in ``raw_inbound``
+and committed before the 200, and the housekeeping sweeper starts the run
+later. A run also picks up statuses that arrived before their message.
 """
 
 from __future__ import annotations
@@ -20,15 +24,17 @@ import logging
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi.responses import PlainTextResponse
+from sqlalchemy.exc import SQLAlchemyError
 
 from switchboard.activities.workflow_starts import start_inbound
 from switchboard.api.deps import State
+from switchboard.api.state import AppState
 from switchboard.domain.errors import Forbidden, Unauthorized
 from switchboard.domain.inbound import InvalidWebhookEnvelope, decode_body, payload_id
 from switchboard.domain.signatures import HUB_SIGNATURE_HEADER, verify_hub_signature
 from switchboard.models.base import utcnow
-from switchboard.models.inbound import InboundPayload, inbound_payload
+from switchboard.models.inbound import InboundPayload, ReceiptSummary, WebhookReceipt, inbound_payload
 from switchboard.store import inbound as store
 from switchboard.store.database import unit_of_work
 
@@ -59,9 +65,9 @@ async def verify_subscription(
     return PlainTextResponse(challenge or "")
 
 
-@router.post("/webhook")
-async def receive_webhook(request: Request, state: State) -> JSONResponse:
-    """Accept a signed channel webhook: hand it durably to its ProcessInbound run, then answer 200."""
+@router.post("/webhook", response_model=WebhookReceipt)
+async def receive_webhook(request: Request, state: State) -> WebhookReceipt:
+    """Accept a signed channel webhook: apply its items (or hand them durably to ProcessInbound), then answer 200."""
     body = await request.body()
     if not verify_hub_signature(
         body, request.headers.get(HUB_SIGNATURE_HEADER), state.settings.channel_app_secret
@@ -76,30 +82,53 @@ async def receive_webhook(request: Request, state: State) -> JSONResponse:
         raise InvalidWebhookEnvelope("webhook body must be UTF-8 JSON") from exc
     payload = inbound_payload(payload_id=payload_id(body), body=text, received_at=utcnow())
     if payload.body is None:
-        # Too large for a workflow input: store it first; ProcessInbound reads it by id.
-        async with unit_of_work(state.sessions) as session:
-            await store.store_raw_inbound(
-                session, payload_id=payload.payload_id, body=text, received_at=payload.received_at
-            )
+        # A large body (a history chunk) could outlast the channel's patience if applied here.
+        return await _hand_over(state, payload, text)
     try:
-        started = await asyncio.wait_for(
+        summary, repeat = await state.inbound.apply_payload(payload, text, keep_deferred_for_sweeper=True)
+    except (SQLAlchemyError, OSError):
+        log.warning(
+            "inbound payload not applied here; handed to ProcessInbound",
+            extra={"payload_id": payload.payload_id},
+            exc_info=True,
+        )
+        return await _hand_over(state, payload, text)
+    if summary.deferred:
+        # Statuses that beat their message's commit wait on ProcessInbound's durable timers. Their
+        # envelope is stored unstamped, so the sweeper starts the run if this start does not.
+        await _start_or_leave_to_sweeper(state, payload)
+    return WebhookReceipt(payload_id=payload.payload_id, duplicate=repeat, summary=ReceiptSummary.of(summary))
+
+
+async def _start_or_leave_to_sweeper(state: AppState, payload: InboundPayload) -> bool | None:
+    """Start the payload's ProcessInbound run; None when Temporal did not answer (the sweeper will)."""
+    try:
+        return await asyncio.wait_for(
             start_inbound(state.temporal, payload, task_queue=state.settings.temporal_task_queue),
             timeout=HANDOVER_TIMEOUT_SECONDS,
         )
     except Exception:
         log.warning(
-            "Temporal unreachable; inbound envelope stored for the sweeper",
+            "Temporal unreachable; inbound envelope left for the sweeper",
             extra={"payload_id": payload.payload_id},
             exc_info=True,
         )
+        return None
+
+
+async def _hand_over(state: AppState, payload: InboundPayload, text: str) -> WebhookReceipt:
+    """Make the body durable without applying it: in a ProcessInbound run's history, or stored for the sweeper."""
+    if payload.body is None:
+        # Too large for a workflow input: store it first; ProcessInbound reads it by id.
+        async with unit_of_work(state.sessions) as session:
+            await store.store_raw_inbound(
+                session, payload_id=payload.payload_id, body=text, received_at=payload.received_at
+            )
+    started = await _start_or_leave_to_sweeper(state, payload)
+    if started is None:
         async with unit_of_work(state.sessions) as session:
             stored = await store.store_raw_inbound(
                 session, payload_id=payload.payload_id, body=text, received_at=payload.received_at
             )
-        return _accepted(payload, duplicate=not stored)
-    return _accepted(payload, duplicate=not started)
-
-
-def _accepted(payload: InboundPayload, *, duplicate: bool) -> JSONResponse:
-    # ``duplicate`` is informational: true when this exact body was already applied (or stored).
-    return JSONResponse({"received": True, "payload_id": payload.payload_id, "duplicate": duplicate})
+        return WebhookReceipt(payload_id=payload.payload_id, duplicate=not stored)
+    return WebhookReceipt(payload_id=payload.payload_id, duplicate=not started)

@@ -41,15 +41,20 @@ def _keep_processed(dialect: str) -> Any:
     return insert.on_conflict_do_update(
         index_elements=[_raw.c.id],
         set_={"processed_at": func.coalesce(_raw.c.processed_at, insert.excluded.processed_at)},
-    )
+    ).returning(_raw.c.processed_at)
 
 
 async def record_processed_raw_inbound(
-    session: AsyncSession, *, payload_id: str, body: str, received_at: datetime, at: datetime
-) -> None:
-    """Keep the envelope for retention and stamp it processed (inserting it if the API did not)."""
+    session: AsyncSession, *, payload_id: str, body: str, received_at: datetime, at: datetime | None
+) -> bool:
+    """Keep the envelope for retention, stamped processed at ``at`` (None: left for the sweeper).
+
+    True when the envelope had already been stamped processed (the same body applied before); a stamp,
+    once set, is kept. One statement: the row after the upsert holds ``at`` only if this call set it.
+    """
     params = {"id": payload_id, "body": body, "received_at": received_at, "processed_at": at}
-    await session.execute(_keep_processed(session.get_bind().dialect.name), params)
+    stamped = (await session.execute(_keep_processed(session.get_bind().dialect.name), params)).scalar_one()
+    return stamped is not None and stamped != at
 
 
 async def raw_inbound_body(session: AsyncSession, payload_id: str) -> str | None:
