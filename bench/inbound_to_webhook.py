@@ -2,7 +2,7 @@
 
 - accept rate and p50/p99 of signed text-message webhooks POSTed to the real API (uvicorn, loopback)
 - end-to-end p50/p99 from each POST to a loopback receiver getting the signed
-  channel.message.received delivery (through ProcessInbound, the outbox and DeliverWebhook),
+  channel.message.received delivery (applied by the API, then DeliverWebhook),
   both under that load (latency then includes the backlog) and paced one payload at a time
 - beside a bare Temporal workflow with one activity on the same Temporal server, same run
 
@@ -263,7 +263,7 @@ async def main(args: argparse.Namespace) -> None:
     if unloaded is not None:
         print(
             f"  -> paced p50 is {unloaded.percentile(50) / max(baseline_paced.percentile(50), 1e-9):.1f}x the "
-            "paced baseline's (one activity there; ProcessInbound and DeliverWebhook here)"
+            "paced baseline's (one activity there; the API's apply and DeliverWebhook here)"
         )
     results: dict[str, object] = {
         "accepted": figures_dict(accepted),
