@@ -9,7 +9,7 @@ from datetime import timedelta
 import httpx
 import pytest
 from fastapi import FastAPI, Request
-from temporalio.service import RPCError
+from temporalio.service import RPCError, RPCStatusCode
 
 from switchboard.activities.retention import RetentionActivities
 from switchboard.activities.webhooks.config import WebhookConfig
@@ -29,8 +29,10 @@ from tests.support.http_server import free_port, serve_app
 from tests.support.inbound import (
     add_outbound,
     channel_fixture,  # noqa: F401 - the channel fixture
+    envelope,
     events,
     messages,
+    metadata,
     post_webhook,
     processed,
     provision_fixture_number,
@@ -132,8 +134,9 @@ async def test_a_payload_is_applied_before_the_answer_without_a_workflow_of_its_
     handle = channel.temporal.get_workflow_handle(
         inbound_workflow_id(payload_id(body), task_queue=settings.temporal_task_queue)
     )
-    with pytest.raises(RPCError):
+    with pytest.raises(RPCError) as no_run:
         await handle.describe()
+    assert no_run.value.status == RPCStatusCode.NOT_FOUND
 
 
 async def test_duplicate_delivery_changes_nothing(channel, app_client, tenant, settings):
@@ -277,3 +280,51 @@ async def test_with_temporal_down_deferred_statuses_are_left_for_the_sweeper(
     (stored,) = await rows(settings, RawInbound)
     assert stored.processed_at is not None
     assert (second.started, second.already_done) == (0, 0)
+
+
+async def test_with_temporal_down_a_payload_stops_trying_starts_after_the_first_failure(
+    database_url, app_client, tenant, settings, caplog
+):
+    await provision_fixture_number(app_client, tenant)
+    created = await app_client.post(
+        "/v1/webhooks",
+        json={"url": "http://127.0.0.1:9/hook", "events": ["channel.message.received"]},
+        headers=tenant.headers(),
+    )
+    assert created.status_code == 201, created.text
+    down = make_settings(
+        database_url, f"127.0.0.1:{free_port()}", temporal_task_queue=settings.temporal_task_queue
+    )
+    app = create_app(down)
+    body = envelope(
+        {
+            "messaging_product": "whatsapp",
+            "metadata": metadata(),
+            "contacts": [{"profile": {"name": "Three"}, "wa_id": "16505551234"}],
+            "messages": [
+                {
+                    "from": "16505551234",
+                    "id": f"wamid.three{n}",
+                    "timestamp": str(int(utcnow().timestamp())),
+                    "type": "text",
+                    "text": {"body": f"message {n}"},
+                }
+                for n in range(3)
+            ],
+        }
+    )
+    caplog.set_level("INFO")
+    async with app.router.lifespan_context(app):
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
+            response = await asyncio.wait_for(post_webhook(client, body), timeout=60)
+
+    assert response.status_code == 200 and response.json()["summary"]["applied"] == 3
+    # Only the first message's delivery start was tried (each try can wait out a 5 s timeout); the
+    # other two messages' events wait, undispatched, for the outbox sweeper.
+    messages_of = [r.getMessage() for r in caplog.records]
+    assert messages_of.count("delivery starts deferred to DispatchEvent") == 1
+    assert (
+        messages_of.count("Temporal failing: this payload's remaining starts are left to the sweepers") == 1
+    )
+    received = [e for e in await events(settings, tenant.id) if e.kind == "channel.message.received"]
+    assert len(received) == 3 and all(e.dispatched_at is None for e in received)

@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError, OperationalError
@@ -34,7 +35,7 @@ from temporalio.service import RPCError
 from switchboard.activities.deps import CommitAndStart
 from switchboard.activities.webhooks.config import config_from_settings
 from switchboard.activities.webhooks.dispatching import RecordedPlan, plan_recorded, start_planned
-from switchboard.activities.workflow_starts import signal_turn, wake_timers_or_log
+from switchboard.activities.workflow_starts import signal_turn, wake_thread_timers
 from switchboard.domain.inbound import InboundItem, InvalidWebhookEnvelope, item_to_dict, parse_envelope
 from switchboard.models.base import utcnow
 from switchboard.models.inbound import InboundPayload, InboundSummary
@@ -51,6 +52,13 @@ LOCAL_ATTEMPTS = 5
 Finish = Callable[[AsyncSession, bool], Awaitable[None]]
 # Called after each item with its index (a long-running activity heartbeats with it).
 Progress = Callable[[int], None]
+
+
+@dataclass
+class PayloadStarts:
+    """How the starts after one payload's commits are going."""
+
+    temporal_failed: bool = False
 
 
 def _tally(summary: InboundSummary, outcome: store.ItemOutcome, item: InboundItem) -> None:
@@ -99,8 +107,10 @@ class InboundApplier:
         *,
         payload_id: str,
         then: Callable[[AsyncSession, store.ItemOutcome], Awaitable[None]] | None = None,
+        payload: PayloadStarts | None = None,
     ) -> store.ItemOutcome:
         """Apply one item in its own transaction (``then`` joins it), then start what it raised."""
+        payload = payload or PayloadStarts()
         plan = RecordedPlan()
         for attempt in range(1, LOCAL_ATTEMPTS + 1):
             try:
@@ -117,20 +127,48 @@ class InboundApplier:
                 if attempt == LOCAL_ATTEMPTS:
                     raise
                 await asyncio.sleep(0.02 * attempt)
-        await start_planned(self._deps, self._webhooks, plan, write_turn=self.write_turn)
-        if outcome.turns:
-            await self._signal_turns(outcome.turns)
-        for tenant_id, thread_id in outcome.woken:
-            await wake_timers_or_log(
-                self._deps.temporal,
-                tenant_id=tenant_id,
-                thread_id=thread_id,
-                task_queue=self._deps.settings.temporal_task_queue,
-            )
+        await self._after_commit(outcome, plan, payload, payload_id=payload_id)
         return outcome
 
-    async def _signal_turns(self, turns: list[tuple[str, str, str]]) -> None:
-        """Hand committed turns to their threads' workflows; what fails here the turn sweeper retries."""
+    async def _after_commit(
+        self, outcome: store.ItemOutcome, plan: RecordedPlan, payload: PayloadStarts, *, payload_id: str
+    ) -> None:
+        """Start the item's deliveries, signal its turns, wake its timers; the sweepers cover any failure.
+
+        Once Temporal has failed for this payload, its later items try nothing: each start would wait out
+        its own timeout while the channel waits for the answer.
+        """
+        if payload.temporal_failed:
+            return
+        started = await start_planned(self._deps, self._webhooks, plan, write_turn=self.write_turn)
+        if started and outcome.turns:
+            started = await self._signal_turns(outcome.turns)
+        if started:
+            started = await self._wake_timers(outcome.woken)
+        if not started:
+            payload.temporal_failed = True
+            log.warning(
+                "Temporal failing: this payload's remaining starts are left to the sweepers",
+                extra={"payload_id": payload_id},
+            )
+
+    async def _wake_timers(self, woken: list[tuple[str, str]]) -> bool:
+        """Wake the timers of threads a human message muted; False (the rest left to the sweeper) on a failure."""
+        for tenant_id, thread_id in woken:
+            try:
+                await wake_thread_timers(
+                    self._deps.temporal,
+                    tenant_id=tenant_id,
+                    thread_id=thread_id,
+                    task_queue=self._deps.settings.temporal_task_queue,
+                )
+            except (RPCError, RuntimeError, TimeoutError) as error:
+                log.warning("thread timers not woken", extra={"thread_id": thread_id, "error": str(error)})
+                return False
+        return True
+
+    async def _signal_turns(self, turns: list[tuple[str, str, str]]) -> bool:
+        """Hand committed turns to their threads' workflows; False on a failure (the turn sweeper retries)."""
         settings = self._deps.settings
         for tenant_id, thread_id, message_id in turns:
             try:
@@ -149,9 +187,10 @@ class InboundApplier:
                     "agent turn not signalled; the sweeper will",
                     extra={"thread_id": thread_id, "message_id": message_id, "error": str(error)},
                 )
-                continue
+                return False
             async with unit_of_work(self._deps.sessions) as session:
                 await mark_signalled(session, [message_id], at=utcnow())
+        return True
 
     async def apply_all(
         self,
@@ -164,9 +203,12 @@ class InboundApplier:
         """Apply items in order; ``then`` joins the last item's transaction (one commit fewer per payload)."""
         summary = InboundSummary(items=len(items))
         finish = None if then is None else _told_of_deferred(then, summary)
+        starts = PayloadStarts()
         for index, item in enumerate(items):
             last = index == len(items) - 1
-            outcome = await self.apply_one(item, payload_id=payload_id, then=finish if last else None)
+            outcome = await self.apply_one(
+                item, payload_id=payload_id, then=finish if last else None, payload=starts
+            )
             _tally(summary, outcome, item)
             if progress is not None:
                 progress(index)

@@ -1,9 +1,10 @@
 """InboundHousekeeping: every minute, hand over stranded raw envelopes and prune old ones.
 
-An envelope is stored before POST /channel/webhook answers 200; if Temporal
-was unreachable at that moment, this sweep starts its ProcessInbound run.
-Envelopes (and the dedup ledger) older than the retention are deleted here;
-messages and their metadata never are.
+POST /channel/webhook leaves an envelope in ``raw_inbound`` without a
+processed stamp when it could neither apply it nor hand it to a ProcessInbound
+run (Temporal unreachable), or when its deferred statuses await a run whose
+start failed; this sweep starts that run. Envelopes (and the dedup ledger)
+older than the retention are deleted here; messages and their metadata never are.
 """
 
 from __future__ import annotations

@@ -77,14 +77,14 @@ async def start_planned(
     plan: RecordedPlan,
     *,
     write_turn: AbstractAsyncContextManager[Any] | None = None,
-) -> None:
-    """Start the committed deliveries' workflows and stamp their events dispatched.
+) -> bool:
+    """Start the committed deliveries' workflows and stamp their events dispatched; False if a start failed.
 
     What fails here is handed to DispatchEvent (idempotent: a delivery already
     started is not started again); what fails there, the outbox sweeper retries.
     """
     if not plan.event_ids:
-        return
+        return True
     schedule = ScheduleTerms.of(config.policy)
     failed: set[str] = set()
     for index, delivery in enumerate(plan.deliveries):
@@ -109,6 +109,7 @@ async def start_planned(
         await dispatch_events(
             deps.temporal, task_queue=deps.settings.temporal_task_queue, event_ids=sorted(failed)
         )
+    return not failed
 
 
 class WebhookDispatchActivities:

@@ -25,7 +25,6 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import PlainTextResponse
-from sqlalchemy.exc import SQLAlchemyError
 
 from switchboard.activities.workflow_starts import start_inbound
 from switchboard.api.deps import State
@@ -86,7 +85,9 @@ async def receive_webhook(request: Request, state: State) -> WebhookReceipt:
         return await _hand_over(state, payload, text)
     try:
         summary, repeat = await state.inbound.apply_payload(payload, text, keep_deferred_for_sweeper=True)
-    except (SQLAlchemyError, OSError):
+    except Exception:
+        # The database failed, or an item hit a bug: the items not applied would exist only at the
+        # channel, which gives up after days. A run holds the body and retries until it applies.
         log.warning(
             "inbound payload not applied here; handed to ProcessInbound",
             extra={"payload_id": payload.payload_id},
@@ -96,7 +97,15 @@ async def receive_webhook(request: Request, state: State) -> WebhookReceipt:
     if summary.deferred:
         # Statuses that beat their message's commit wait on ProcessInbound's durable timers. Their
         # envelope is stored unstamped, so the sweeper starts the run if this start does not.
-        await _start_or_leave_to_sweeper(state, payload)
+        if await _start_or_leave_to_sweeper(state, payload) is False:
+            # A completed run already gave up on them (the channel redelivered the payload since).
+            log.warning(
+                "statuses for unknown messages dropped",
+                extra={
+                    "payload_id": payload.payload_id,
+                    "wamids": [d.get("wa_message_id") for d in summary.deferred],
+                },
+            )
     return WebhookReceipt(payload_id=payload.payload_id, duplicate=repeat, summary=ReceiptSummary.of(summary))
 
 
@@ -118,17 +127,21 @@ async def _start_or_leave_to_sweeper(state: AppState, payload: InboundPayload) -
 
 async def _hand_over(state: AppState, payload: InboundPayload, text: str) -> WebhookReceipt:
     """Make the body durable without applying it: in a ProcessInbound run's history, or stored for the sweeper."""
+    stored = None
     if payload.body is None:
         # Too large for a workflow input: store it first; ProcessInbound reads it by id.
-        async with unit_of_work(state.sessions) as session:
-            await store.store_raw_inbound(
-                session, payload_id=payload.payload_id, body=text, received_at=payload.received_at
-            )
+        stored = await _store(state, payload, text)
     started = await _start_or_leave_to_sweeper(state, payload)
     if started is None:
-        async with unit_of_work(state.sessions) as session:
-            stored = await store.store_raw_inbound(
-                session, payload_id=payload.payload_id, body=text, received_at=payload.received_at
-            )
+        if stored is None:
+            stored = await _store(state, payload, text)
         return WebhookReceipt(payload_id=payload.payload_id, duplicate=not stored)
     return WebhookReceipt(payload_id=payload.payload_id, duplicate=not started)
+
+
+async def _store(state: AppState, payload: InboundPayload, text: str) -> bool:
+    """Keep the body in ``raw_inbound`` for a run or the sweeper; False when these bytes were stored before."""
+    async with unit_of_work(state.sessions) as session:
+        return await store.store_raw_inbound(
+            session, payload_id=payload.payload_id, body=text, received_at=payload.received_at
+        )

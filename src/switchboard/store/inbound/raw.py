@@ -1,4 +1,4 @@
-"""Raw channel webhook envelopes: stored on arrival, swept if never handed over, pruned after retention."""
+"""Raw channel webhook envelopes: kept with their last item (or first, when handed over), swept if never applied, pruned."""
 
 from __future__ import annotations
 
