@@ -1,6 +1,6 @@
 """Agent turn: inbound message -> agent reply at the upstream, with a fake model and a fake tool answering at once.
 
-Each turn: a signed text webhook to the real API (uvicorn, loopback) -> ProcessInbound -> the
+Each turn: a signed text webhook to the real API (uvicorn, loopback), which applies it and signals the
 thread's AgentThread workflow -> an AgentRun child (load, model call asking for a tool, the tool
 call through the executor, a second model call answering, the reply) -> SendMessage -> the fake
 upstream. Turns are paced one at a time (one conversation each), so the figure is the service's
@@ -225,8 +225,8 @@ async def main(args: argparse.Namespace) -> None:
     ratio = turns.percentile(50) / max(baseline.percentile(50), 1e-9)
     print(
         f"  -> a turn's p50 is {ratio:.1f}x the baseline's p50 (p99 {turns.percentile(99):.0f} ms vs "
-        f"{baseline.percentile(99):.0f} ms); the turn is ProcessInbound + AgentThread + AgentRun "
-        "+ SendMessage (5 regular activities, the rest local), the baseline one workflow with one activity"
+        f"{baseline.percentile(99):.0f} ms); the turn is the API's apply + AgentThread + "
+        "AgentRun + SendMessage (5 regular activities, the rest local), the baseline one workflow with one activity"
     )
 
 

@@ -30,7 +30,7 @@ from typing import Any
 
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncSession
-from temporalio.service import RPCError
+from temporalio.service import RPCError, RPCStatusCode
 
 from switchboard.activities.deps import CommitAndStart
 from switchboard.activities.webhooks.config import config_from_settings
@@ -59,6 +59,15 @@ class PayloadStarts:
     """How the starts after one payload's commits are going."""
 
     temporal_failed: bool = False
+
+
+# What a Temporal call that cannot reach the server raises (a refused start, e.g. a search attribute the
+# namespace lacks, is not one: the next item's starts may well succeed).
+_UNREACHABLE = {RPCStatusCode.UNAVAILABLE, RPCStatusCode.DEADLINE_EXCEEDED, RPCStatusCode.CANCELLED}
+
+
+def _unreachable(error: Exception) -> bool:
+    return not isinstance(error, RPCError) or error.status in _UNREACHABLE
 
 
 def _tally(summary: InboundSummary, outcome: store.ItemOutcome, item: InboundItem) -> None:
@@ -153,7 +162,7 @@ class InboundApplier:
             )
 
     async def _wake_timers(self, woken: list[tuple[str, str]]) -> bool:
-        """Wake the timers of threads a human message muted; False (the rest left to the sweeper) on a failure."""
+        """Wake the timers of threads a human message muted; False when Temporal is unreachable."""
         for tenant_id, thread_id in woken:
             try:
                 await wake_thread_timers(
@@ -164,11 +173,12 @@ class InboundApplier:
                 )
             except (RPCError, RuntimeError, TimeoutError) as error:
                 log.warning("thread timers not woken", extra={"thread_id": thread_id, "error": str(error)})
-                return False
+                if _unreachable(error):
+                    return False
         return True
 
     async def _signal_turns(self, turns: list[tuple[str, str, str]]) -> bool:
-        """Hand committed turns to their threads' workflows; False on a failure (the turn sweeper retries)."""
+        """Hand committed turns to their threads' workflows (a failure the turn sweeper retries); False if unreachable."""
         settings = self._deps.settings
         for tenant_id, thread_id, message_id in turns:
             try:
@@ -187,7 +197,9 @@ class InboundApplier:
                     "agent turn not signalled; the sweeper will",
                     extra={"thread_id": thread_id, "message_id": message_id, "error": str(error)},
                 )
-                return False
+                if _unreachable(error):
+                    return False
+                continue
             async with unit_of_work(self._deps.sessions) as session:
                 await mark_signalled(session, [message_id], at=utcnow())
         return True
