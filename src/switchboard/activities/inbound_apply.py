@@ -116,10 +116,10 @@ class InboundApplier:
         *,
         payload_id: str,
         then: Callable[[AsyncSession, store.ItemOutcome], Awaitable[None]] | None = None,
-        payload: PayloadStarts | None = None,
+        starts: PayloadStarts | None = None,
     ) -> store.ItemOutcome:
         """Apply one item in its own transaction (``then`` joins it), then start what it raised."""
-        payload = payload or PayloadStarts()
+        starts = starts or PayloadStarts()
         plan = RecordedPlan()
         for attempt in range(1, LOCAL_ATTEMPTS + 1):
             try:
@@ -136,18 +136,18 @@ class InboundApplier:
                 if attempt == LOCAL_ATTEMPTS:
                     raise
                 await asyncio.sleep(0.02 * attempt)
-        await self._after_commit(outcome, plan, payload, payload_id=payload_id)
+        await self._after_commit(outcome, plan, starts, payload_id=payload_id)
         return outcome
 
     async def _after_commit(
-        self, outcome: store.ItemOutcome, plan: RecordedPlan, payload: PayloadStarts, *, payload_id: str
+        self, outcome: store.ItemOutcome, plan: RecordedPlan, starts: PayloadStarts, *, payload_id: str
     ) -> None:
         """Start the item's deliveries, signal its turns, wake its timers; the sweepers cover any failure.
 
         Once Temporal has failed for this payload, its later items try nothing: each start would wait out
         its own timeout while the channel waits for the answer.
         """
-        if payload.temporal_failed:
+        if starts.temporal_failed:
             return
         started = await start_planned(self._deps, self._webhooks, plan, write_turn=self.write_turn)
         if started and outcome.turns:
@@ -155,7 +155,7 @@ class InboundApplier:
         if started:
             started = await self._wake_timers(outcome.woken)
         if not started:
-            payload.temporal_failed = True
+            starts.temporal_failed = True
             log.warning(
                 "Temporal failing: this payload's remaining starts are left to the sweepers",
                 extra={"payload_id": payload_id},
@@ -219,7 +219,7 @@ class InboundApplier:
         for index, item in enumerate(items):
             last = index == len(items) - 1
             outcome = await self.apply_one(
-                item, payload_id=payload_id, then=finish if last else None, payload=starts
+                item, payload_id=payload_id, then=finish if last else None, starts=starts
             )
             _tally(summary, outcome, item)
             if progress is not None:
