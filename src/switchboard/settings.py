@@ -83,6 +83,10 @@ class Settings(BaseSettings):
     # about half of a workflow run's worker CPU (docs/operations.md, Performance); determinism is then
     # guarded only by the replay tests of recorded histories.
     temporal_workflow_sandbox: bool = True
+    # POST /channel/webhook applies a small payload before it answers (one workflow fewer per inbound
+    # message); off, every payload is handed to a ProcessInbound run and answered once Temporal has it
+    # (a faster answer to the channel, more CPU per message; docs/inbound.md, Durability).
+    inbound_apply_in_request: bool = True
     # Worker slots (`switchboard worker`); None keeps the SDK's default. A worker is one Python event
     # loop: once it is busy, more slots add queueing, not throughput (docs/operations.md, Performance).
     worker_max_concurrent_activities: int = Field(default=50, ge=1)

@@ -328,3 +328,27 @@ async def test_with_temporal_down_a_payload_stops_trying_starts_after_the_first_
     )
     received = [e for e in await events(settings, tenant.id) if e.kind == "channel.message.received"]
     assert len(received) == 3 and all(e.dispatched_at is None for e in received)
+
+
+async def test_with_apply_in_request_off_every_payload_is_handed_to_process_inbound(
+    app_client, tenant, worker, settings, temporal_env
+):
+    await provision_fixture_number(app_client, tenant)
+    app = create_app(settings.model_copy(update={"inbound_apply_in_request": False}))
+    body = raw("text")
+    async with app.router.lifespan_context(app):
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
+            response = await post_webhook(client, body)
+            again = await post_webhook(client, body)
+    assert response.status_code == 200
+    assert response.json() == {
+        "received": True,
+        "payload_id": payload_id(body),
+        "duplicate": False,
+        "summary": None,
+    }
+    summary = await processed(temporal_env.client, body, task_queue=settings.temporal_task_queue)
+    assert (summary.items, summary.applied, summary.events) == (1, 1, 2)
+    assert len(await messages(settings, tenant.id)) == 1
+    # The second POST joined the same run (or found it completed): never a second application.
+    assert again.status_code == 200 and again.json()["summary"] is None

@@ -80,7 +80,7 @@ async def receive_webhook(request: Request, state: State) -> WebhookReceipt:
     except UnicodeDecodeError as exc:
         raise InvalidWebhookEnvelope("webhook body must be UTF-8 JSON") from exc
     payload = inbound_payload(payload_id=payload_id(body), body=text, received_at=utcnow())
-    if payload.body is None:
+    if payload.body is None or not state.settings.inbound_apply_in_request:
         # A large body (a history chunk) could outlast the channel's patience if applied here.
         return await _hand_over(state, payload, text)
     try:
