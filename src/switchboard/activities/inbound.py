@@ -1,10 +1,11 @@
 """Inbound activities: the ProcessInbound workflow's way of applying a payload the endpoint handed over.
 
 POST /channel/webhook applies most payloads itself (``inbound_apply``). A
-payload reaches these activities when the endpoint could not apply it (the
-database failed during the request, or the raw-envelope sweeper found it
-unapplied) or when some of its statuses arrived before their outbound message
-was stored: the workflow retries those on durable timers.
+payload reaches these activities when the endpoint did not apply it (a large
+body, an error during the request, INBOUND_APPLY_IN_REQUEST off, or the
+raw-envelope sweeper found it unapplied) or when some of its statuses arrived
+before their outbound message was stored: the workflow retries those on
+durable timers.
 """
 
 from __future__ import annotations

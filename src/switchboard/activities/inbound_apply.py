@@ -4,8 +4,9 @@ Two callers share this. POST /channel/webhook applies a payload while the
 channel waits for its answer, so an inbound message costs no workflow of its
 own: the workflows are the ones it starts (webhook deliveries, agent turns).
 The ProcessInbound workflow's activities apply what the endpoint handed over
-instead (the database failed during the request) and retry statuses that
-arrived before their message was stored.
+instead (a large body, an error during the request, or every body with
+INBOUND_APPLY_IN_REQUEST off) and retry statuses that arrived before their
+message was stored.
 
 Items are applied in upstream order (a ``delivered`` before a ``read`` of the
 same batch raises both events). Each item commits on its own, its webhook

@@ -119,8 +119,14 @@ class WebhookReceipt(BaseModel):
     """The answer to a verified channel webhook POST (the channel reads only its status code)."""
 
     received: bool = True
-    payload_id: str
-    # True when this exact body had been applied (or accepted) before.
-    duplicate: bool
-    # Null when the body was handed to a ProcessInbound run to apply (the database failed during the request).
-    summary: ReceiptSummary | None = None
+    payload_id: str = PydanticField(description="SHA-256 of the raw body")
+    duplicate: bool = PydanticField(
+        description="true when this exact body had been applied (or accepted) before"
+    )
+    summary: ReceiptSummary | None = PydanticField(
+        default=None,
+        description=(
+            "what was applied during the request; null when the body was handed to a ProcessInbound run "
+            "(a large body, an error during the request, or INBOUND_APPLY_IN_REQUEST off)"
+        ),
+    )
