@@ -21,6 +21,7 @@ from switchboard.domain.signatures import hub_signature
 from switchboard.models.base import utcnow
 from switchboard.models.events import RawInbound
 from switchboard.models.inbound import HousekeepingInput
+from switchboard.settings import Settings
 from switchboard.store.database import create_engine
 from switchboard.worker import build_deps, close_deps
 from tests.conftest import APP_SECRET, make_settings
@@ -39,6 +40,22 @@ from tests.support.inbound import (
     rows,
     status_payload,
 )
+
+
+async def post_with(settings: Settings, *bodies: bytes) -> list[httpx.Response]:
+    """POST each body, signed, to an API built with these settings (another database or Temporal address).
+
+    Each POST is bounded: a hang guard, not a speed check (with Temporal unreachable the API must still answer).
+    """
+    app = create_app(settings)
+    async with app.router.lifespan_context(app):
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
+            return [await asyncio.wait_for(post_webhook(client, body), timeout=60) for body in bodies]
+
+
+def handed_over(body: bytes) -> dict[str, object]:
+    """The answer for a body handed to ProcessInbound rather than applied in the request."""
+    return {"received": True, "payload_id": payload_id(body), "duplicate": False, "summary": None}
 
 
 @pytest.mark.parametrize(
@@ -174,7 +191,6 @@ async def test_with_temporal_down_a_payload_is_applied_and_its_delivery_waits_fo
     down = make_settings(
         database_url, f"127.0.0.1:{free_port()}", temporal_task_queue=settings.temporal_task_queue
     )
-    app = create_app(down)
     body = raw("text")
     async with serve_app(receiver) as base:
         created = await app_client.post(
@@ -183,12 +199,7 @@ async def test_with_temporal_down_a_payload_is_applied_and_its_delivery_waits_fo
             headers=tenant.headers(),
         )
         assert created.status_code == 201, created.text
-        async with app.router.lifespan_context(app):
-            async with httpx.AsyncClient(
-                transport=httpx.ASGITransport(app=app), base_url="http://t"
-            ) as client:
-                # A hang guard, not a speed check: with Temporal unreachable the API must still answer.
-                response = await asyncio.wait_for(post_webhook(client, body), timeout=30)
+        (response,) = await post_with(down, body)
         assert response.status_code == 200 and response.json()["summary"]["applied"] == 1
         assert len(await messages(settings, tenant.id)) == 1
         (stored,) = await rows(settings, RawInbound)
@@ -224,18 +235,9 @@ async def test_a_payload_the_database_refuses_is_handed_to_process_inbound(
         address,
         temporal_task_queue=settings.temporal_task_queue,
     )
-    app = create_app(broken)
     body = raw("text")
-    async with app.router.lifespan_context(app):
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
-            response = await post_webhook(client, body)
-    assert response.status_code == 200
-    assert response.json() == {
-        "received": True,
-        "payload_id": payload_id(body),
-        "duplicate": False,
-        "summary": None,
-    }
+    (response,) = await post_with(broken, body)
+    assert (response.status_code, response.json()) == (200, handed_over(body))
 
     # The worker, on the real database, applies what the endpoint could not.
     summary = await processed(temporal_env.client, body, task_queue=settings.temporal_task_queue)
@@ -252,11 +254,8 @@ async def test_with_temporal_down_deferred_statuses_are_left_for_the_sweeper(
     down = make_settings(
         database_url, f"127.0.0.1:{free_port()}", temporal_task_queue=settings.temporal_task_queue
     )
-    app = create_app(down)
     body = status_payload("wamid.late-and-down", "delivered")
-    async with app.router.lifespan_context(app):
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
-            response = await asyncio.wait_for(post_webhook(client, body), timeout=30)
+    (response,) = await post_with(down, body)
     assert response.status_code == 200 and response.json()["summary"]["deferred"] == 1
     (stored,) = await rows(settings, RawInbound)
     assert stored.processed_at is None, "kept unstamped: no run holds the deferred status yet"
@@ -295,7 +294,6 @@ async def test_with_temporal_down_a_payload_stops_trying_starts_after_the_first_
     down = make_settings(
         database_url, f"127.0.0.1:{free_port()}", temporal_task_queue=settings.temporal_task_queue
     )
-    app = create_app(down)
     body = envelope(
         {
             "messaging_product": "whatsapp",
@@ -314,9 +312,7 @@ async def test_with_temporal_down_a_payload_stops_trying_starts_after_the_first_
         }
     )
     caplog.set_level("INFO")
-    async with app.router.lifespan_context(app):
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
-            response = await asyncio.wait_for(post_webhook(client, body), timeout=60)
+    (response,) = await post_with(down, body)
 
     assert response.status_code == 200 and response.json()["summary"]["applied"] == 3
     # Only the first message's delivery start was tried (each try can wait out a 5 s timeout); the
@@ -334,19 +330,11 @@ async def test_with_apply_in_request_off_every_payload_is_handed_to_process_inbo
     app_client, tenant, worker, settings, temporal_env
 ):
     await provision_fixture_number(app_client, tenant)
-    app = create_app(settings.model_copy(update={"inbound_apply_in_request": False}))
     body = raw("text")
-    async with app.router.lifespan_context(app):
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
-            response = await post_webhook(client, body)
-            again = await post_webhook(client, body)
-    assert response.status_code == 200
-    assert response.json() == {
-        "received": True,
-        "payload_id": payload_id(body),
-        "duplicate": False,
-        "summary": None,
-    }
+    response, again = await post_with(
+        settings.model_copy(update={"inbound_apply_in_request": False}), body, body
+    )
+    assert (response.status_code, response.json()) == (200, handed_over(body))
     summary = await processed(temporal_env.client, body, task_queue=settings.temporal_task_queue)
     assert (summary.items, summary.applied, summary.events) == (1, 1, 2)
     assert len(await messages(settings, tenant.id)) == 1
