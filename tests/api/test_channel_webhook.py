@@ -8,7 +8,6 @@ from datetime import timedelta
 
 import httpx
 import pytest
-from fastapi import FastAPI, Request
 from temporalio.service import RPCError, RPCStatusCode
 
 from switchboard.activities.retention import RetentionActivities
@@ -40,6 +39,7 @@ from tests.support.inbound import (
     rows,
     status_payload,
 )
+from tests.workflows.test_webhook_support import Receiver
 
 
 async def post_with(settings: Settings, *bodies: bytes) -> list[httpx.Response]:
@@ -180,19 +180,12 @@ async def test_with_temporal_down_a_payload_is_applied_and_its_delivery_waits_fo
     database_url, app_client, tenant, worker, settings, temporal_env
 ):
     await provision_fixture_number(app_client, tenant)
-    received: asyncio.Queue[bytes] = asyncio.Queue()
-    receiver = FastAPI()
-
-    @receiver.post("/hook")
-    async def hook(request: Request) -> dict[str, bool]:
-        await received.put(await request.body())
-        return {"ok": True}
-
+    receiver = Receiver()
     down = make_settings(
         database_url, f"127.0.0.1:{free_port()}", temporal_task_queue=settings.temporal_task_queue
     )
     body = raw("text")
-    async with serve_app(receiver) as base:
+    async with serve_app(receiver.app()) as base:
         created = await app_client.post(
             "/v1/webhooks",
             json={"url": f"{base}/hook", "events": ["channel.message.received"]},
@@ -208,7 +201,7 @@ async def test_with_temporal_down_a_payload_is_applied_and_its_delivery_waits_fo
             e for e in await events(settings, tenant.id) if e.kind == "channel.message.received"
         )
         assert received_event.dispatched_at is None
-        assert received.empty()
+        assert receiver.requests == []
 
         # Temporal is back: the outbox sweep starts the delivery the request could not.
         engine = create_engine(settings.database_url)
@@ -221,7 +214,8 @@ async def test_with_temporal_down_a_payload_is_applied_and_its_delivery_waits_fo
             await close_deps(deps)
             await engine.dispose()
         assert swept.events >= 1
-        delivered = json.loads(await asyncio.wait_for(received.get(), timeout=20))
+        (hook,) = await receiver.wait_for(1)
+        delivered = json.loads(hook.body)
     assert (delivered["event"], delivered["message"]["id"]) == ("channel.message.received", "wamid.xyzxyz")
 
 
