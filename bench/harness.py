@@ -349,6 +349,23 @@ def results_section(name: str, database_url: str, *, processes: bool) -> str:
     return name + (".processes" if processes else "")
 
 
+async def _settled(roots: list[int], *, window: float = 0.5, quiet_seconds: float = 0.02, limit: float = 30.0) -> None:
+    """Wait until the process trees of ``roots`` are idle: a finished start-up, not the first phase's cost.
+
+    /healthz answers as soon as one uvicorn worker is up, while the other and the Temporal worker may still
+    be importing and registering for a second or two. That CPU would be charged to the first phase's units
+    (and take cores from its load), so wait for two quiet windows in a row.
+    """
+    deadline = time.monotonic() + limit
+    quiet = 0
+    previous = sum(_proc_cpu_seconds(pid) for root in roots for pid in _descendants(root))
+    while quiet < 2 and time.monotonic() < deadline:
+        await asyncio.sleep(window)
+        now = sum(_proc_cpu_seconds(pid) for root in roots for pid in _descendants(root))
+        quiet = quiet + 1 if now - previous < quiet_seconds else 0
+        previous = now
+
+
 @asynccontextmanager
 async def service_processes(settings: Any, *, api_workers: int = 2) -> AsyncIterator[str]:
     """The deployed shape: `switchboard api --workers N` and `switchboard worker` as their own processes.
@@ -392,6 +409,7 @@ async def service_processes(settings: Any, *, api_workers: int = 2) -> AsyncIter
                 await asyncio.sleep(0.1)
             else:
                 raise RuntimeError(f"the API did not come up; see {logs}")
+        await _settled([process.pid for process in processes])
         yield base
     finally:
         SERVICE_PIDS.clear()
