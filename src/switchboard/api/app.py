@@ -33,7 +33,7 @@ def create_app(settings: Settings) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         engine = create_engine(settings.database_url)
         sessions = session_factory(engine)
-        autocommit_engine = create_engine(settings.database_url, pool_size=5, autocommit=True)
+        autocommit_engine = create_engine(settings.database_url, pool_size=10, autocommit=True)
         autocommit = session_factory(autocommit_engine)
         http = httpx.AsyncClient(timeout=httpx.Timeout(30.0, connect=5.0), follow_redirects=False)
         state = AppState(
