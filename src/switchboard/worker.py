@@ -58,6 +58,7 @@ def build_deps(client: Client, settings: Settings, engine: AsyncEngine) -> Activ
         follow_redirects=False,
         trust_env=False,
     )
+    autocommit_engine = None if settings.is_sqlite else create_engine(settings.database_url, autocommit=True)
     return ActivityDeps(
         settings=settings,
         engine=engine,
@@ -65,15 +66,19 @@ def build_deps(client: Client, settings: Settings, engine: AsyncEngine) -> Activ
         http=http,
         temporal=client,
         egress_http=egress_http,
+        autocommit_engine=autocommit_engine,
+        autocommit=session_factory(autocommit_engine) if autocommit_engine is not None else None,
     )
 
 
 async def close_deps(deps: ActivityDeps) -> None:
-    """Close the HTTP pools."""
+    """Close the HTTP pools and the autocommit engine (the main engine is the caller's)."""
     await deps.http.aclose()
     await deps.egress_http.aclose()
     if deps.providers is not None:
         await deps.providers.aclose()
+    if deps.autocommit_engine is not None:
+        await deps.autocommit_engine.dispose()
 
 
 # The sandbox re-imports a workflow's module, and what that module imports outside

@@ -33,7 +33,7 @@ from switchboard.models.events import OwnerNotification, WebhookAttempt, Webhook
 from switchboard.settings import Settings
 from switchboard.store.database import create_engine, session_factory
 from switchboard.store.events import record_event
-from switchboard.worker import build_deps
+from switchboard.worker import build_deps, close_deps
 from switchboard.workflows.event_dispatch import DispatchEventWorkflow
 from switchboard.workflows.registry import WORKFLOWS
 from switchboard.workflows.webhook_delivery import DeliverWebhookWorkflow
@@ -258,8 +258,7 @@ def harness_factory(
                 app_client,
                 owner or tenant,
             )
-        await deps.http.aclose()
-        await deps.egress_http.aclose()
+        await close_deps(deps)
         await db.close()
 
     return start

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 import httpx
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 from temporalio.client import Client
 
 from switchboard.settings import Settings
@@ -47,3 +49,22 @@ class ActivityDeps:
     egress_http: httpx.AsyncClient
     # The model providers' adapters (built on first use by the agent activities; closed with the deps).
     providers: ProviderRegistry | None = None
+    # An autocommit engine and its sessions (PostgreSQL): a read or one atomic statement then costs one
+    # round trip instead of BEGIN, the statement and COMMIT. None: the main engine serves those too
+    # (SQLite, whose writers are better kept on one pool, and deps built by hand in tests).
+    autocommit_engine: AsyncEngine | None = None
+    autocommit: async_sessionmaker[AsyncSession] | None = None
+
+    def reads(self) -> AsyncSession:
+        """A session for reads only (autocommit where there is an engine for it); the caller closes it."""
+        return (self.autocommit or self.sessions)()
+
+    @asynccontextmanager
+    async def one_statement(self) -> AsyncIterator[AsyncConnection]:
+        """A connection for one statement that is atomic by itself (an upsert); committed on exit."""
+        if self.autocommit_engine is not None:
+            async with self.autocommit_engine.connect() as conn:
+                yield conn
+        else:
+            async with self.engine.begin() as conn:
+                yield conn
