@@ -336,6 +336,7 @@ async def embedded_or_processes(client: Any, settings: Any, *, processes: bool) 
     deps = build_deps(client, settings, engine)
     try:
         async with build_worker(client, deps, max_concurrent=100), serve_app(create_app(settings)) as url:
+            await _settled([])
             yield url
     finally:
         await close_deps(deps)
@@ -350,18 +351,24 @@ def results_section(name: str, database_url: str, *, processes: bool) -> str:
 
 
 async def _settled(roots: list[int], *, window: float = 0.5, quiet_seconds: float = 0.02, limit: float = 30.0) -> None:
-    """Wait until the process trees of ``roots`` are idle: a finished start-up, not the first phase's cost.
+    """Wait until the process trees of ``roots`` (none: this process) are idle: a finished start-up.
 
     /healthz answers as soon as one uvicorn worker is up, while the other and the Temporal worker may still
     be importing and registering for a second or two. That CPU would be charged to the first phase's units
     (and take cores from its load), so wait for two quiet windows in a row.
     """
+
+    def used() -> float:
+        if not roots:
+            return time.process_time()
+        return sum(_proc_cpu_seconds(pid) for root in roots for pid in _descendants(root))
+
     deadline = time.monotonic() + limit
     quiet = 0
-    previous = sum(_proc_cpu_seconds(pid) for root in roots for pid in _descendants(root))
+    previous = used()
     while quiet < 2 and time.monotonic() < deadline:
         await asyncio.sleep(window)
-        now = sum(_proc_cpu_seconds(pid) for root in roots for pid in _descendants(root))
+        now = used()
         quiet = quiet + 1 if now - previous < quiet_seconds else 0
         previous = now
 
