@@ -63,7 +63,7 @@ async def waba_for(deps: ActivityDeps, waba_id: str) -> Waba:
 
     A read on its own, so an autocommit session where there is one: one round trip, not three.
     """
-    async with deps.reads() as session:
+    async with deps.statement_sessions() as session:
         return await messages.waba_by_channel_id(session, waba_id)
 
 

@@ -33,6 +33,11 @@ class CommitAndStart(Protocol):
     @property
     def temporal(self) -> Client: ...
 
+    @property
+    def statement_sessions(self) -> async_sessionmaker[AsyncSession]:
+        """Sessions for reads and single self-contained statements (autocommit where there is an engine)."""
+        ...
+
 
 @dataclass
 class ActivityDeps:
@@ -55,9 +60,10 @@ class ActivityDeps:
     autocommit_engine: AsyncEngine | None = None
     autocommit: async_sessionmaker[AsyncSession] | None = None
 
-    def reads(self) -> AsyncSession:
-        """A session for reads only (autocommit where there is an engine for it); the caller closes it."""
-        return (self.autocommit or self.sessions)()
+    @property
+    def statement_sessions(self) -> async_sessionmaker[AsyncSession]:
+        """Sessions for reads and single self-contained statements: autocommit ones, else the main ones."""
+        return self.autocommit or self.sessions
 
     @asynccontextmanager
     async def one_statement(self) -> AsyncIterator[AsyncConnection]:

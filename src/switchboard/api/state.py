@@ -34,3 +34,8 @@ class AppState:
 
     def __post_init__(self) -> None:
         self.inbound = InboundApplier(self)
+
+    @property
+    def statement_sessions(self) -> async_sessionmaker[AsyncSession]:
+        """The autocommit sessions, under the name work shared with the worker (``CommitAndStart``) uses."""
+        return self.autocommit

@@ -65,7 +65,7 @@ class WebhookDeliveryActivities:
     @activity.defn(name="webhooks.attempt_delivery")
     async def attempt_delivery(self, request: AttemptInput) -> AttemptResult:
         """POST the envelope once and record the outcome (or return the one already recorded)."""
-        async with self._deps.reads() as session:  # reads only: no transaction needed
+        async with self._deps.statement_sessions() as session:  # reads only: no transaction needed
             context = await deliveries.load_delivery(session, request.delivery_id)
             # record_attempt moves the delivery's count with the attempt row: a lower count means none yet.
             if context is not None and context.delivery.attempts >= request.attempt:

@@ -101,7 +101,8 @@ async def start_planned(
             break
     started = [event_id for event_id in plan.event_ids if event_id not in failed]
     try:
-        async with write_turn or contextlib.nullcontext(), unit_of_work(deps.sessions) as session:
+        # One UPDATE, atomic by itself: an autocommit session where there is one (no BEGIN, no COMMIT).
+        async with write_turn or contextlib.nullcontext(), unit_of_work(deps.statement_sessions) as session:
             await deliveries.mark_dispatched_many(session, started, at=utcnow())
     except SQLAlchemyError:
         log.warning("events left for the outbox sweeper", extra={"event_ids": started}, exc_info=True)
