@@ -350,7 +350,9 @@ def results_section(name: str, database_url: str, *, processes: bool) -> str:
     return name + (".processes" if processes else "")
 
 
-async def _settled(roots: list[int], *, window: float = 0.5, quiet_seconds: float = 0.02, limit: float = 30.0) -> None:
+async def _settled(
+    roots: list[int], *, window: float = 0.5, quiet_seconds: float = 0.02, limit: float = 30.0
+) -> None:
     """Wait until the process trees of ``roots`` (none: this process) are idle: a finished start-up.
 
     /healthz answers as soon as one uvicorn worker is up, while the other and the Temporal worker may still
