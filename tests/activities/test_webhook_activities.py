@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -145,8 +146,40 @@ async def test_a_webhook_deleted_during_the_post_records_nothing(kit, app_client
     assert await kit["db"].deliveries() == []
 
 
-async def test_a_first_time_success_costs_five_statements(kit):
-    """Load (one joined read), then the attempt, its count, the webhook's clock and the settling.
+def _statement_recorder(kit) -> tuple[list[str], str, Callable[[], AbstractContextManager[None]]]:
+    """Record each statement as "<engine>: <verb> <table>"; the label of the engine reads run on."""
+    ran: list[str] = []
+    engines = {"main": kit["db"].engine}
+    if kit["deps"].autocommit_engine is not None:
+        engines["autocommit"] = kit["deps"].autocommit_engine
+
+    def noting(label: str):
+        def note(conn, cursor, statement, parameters, context, executemany):
+            words = statement.split()
+            verb = words[0].lower()
+            table = (
+                words[words.index("FROM") + 1] if verb == "select" else words[2 if verb == "insert" else 1]
+            )
+            ran.append(f"{label}: {verb} {table}")
+
+        return note
+
+    @contextmanager
+    def recording() -> Iterator[None]:
+        listeners = {label: noting(label) for label in engines}
+        for label, engine in engines.items():
+            sa_event.listen(engine.sync_engine, "before_cursor_execute", listeners[label])
+        try:
+            yield
+        finally:
+            for label, engine in engines.items():
+                sa_event.remove(engine.sync_engine, "before_cursor_execute", listeners[label])
+
+    return ran, "autocommit" if "autocommit" in engines else "main", recording
+
+
+async def test_a_first_time_success_costs_four_statements(kit):
+    """Load (one joined read), then the attempt, its count with the settling, and the webhook's clock.
 
     A success on a webhook that was healthy when loaded reads nothing more: no second read of the
     delivery or of the webhook. On PostgreSQL the read runs on the autocommit engine (no BEGIN and
@@ -154,39 +187,20 @@ async def test_a_first_time_success_costs_five_statements(kit):
     """
     env = ActivityEnvironment()
     [ref] = (await env.run(kit["dispatch"].plan_deliveries, kit["event_id"])).deliveries
-    ran: list[str] = []
-    engines = {"main": kit["db"].engine}
-    if kit["deps"].autocommit_engine is not None:
-        engines["autocommit"] = kit["deps"].autocommit_engine
-    reading = "autocommit" if "autocommit" in engines else "main"
-
-    def noting(label: str):
-        def note(conn, cursor, statement, parameters, context, executemany):
-            words = statement.split()
-            verb = words[0].lower()
-            table = words[words.index("FROM") + 1] if verb == "select" else words[2 if verb == "insert" else 1]
-            ran.append(f"{label}: {verb} {table}")
-
-        return note
-
-    listeners = {label: noting(label) for label in engines}
-    for label, engine in engines.items():
-        sa_event.listen(engine.sync_engine, "before_cursor_execute", listeners[label])
-    try:
+    ran, reading, recording = _statement_recorder(kit)
+    with recording():
         result = await env.run(
             kit["delivery"].attempt_delivery, AttemptInput(delivery_id=ref.delivery_id, attempt=1, at=AT)
         )
-    finally:
-        for label, engine in engines.items():
-            sa_event.remove(engine.sync_engine, "before_cursor_execute", listeners[label])
     assert (result.success, result.settled) == (True, True)
     assert ran == [
         f"{reading}: select webhook_deliveries",
         "main: insert webhook_attempts",
         "main: update webhook_deliveries",
         "main: update webhook_endpoints",
-        "main: update webhook_deliveries",
     ], ran
+    [delivery] = await kit["db"].deliveries()
+    assert (delivery.status, delivery.attempts, delivery.completed_at) == ("succeeded", 1, AT)
     [row] = await kit["db"].attempts()
     assert (row.tenant_id, row.webhook_id, row.delivery_id, row.attempt) == (
         (await kit["db"].deliveries())[0].tenant_id,
@@ -195,3 +209,37 @@ async def test_a_first_time_success_costs_five_statements(kit):
         1,
     )
     assert (row.success, row.status_code, row.attempted_at, row.error) == (True, 200, AT, None)
+
+
+async def test_a_success_soon_after_a_success_leaves_the_clock_alone(kit):
+    """The clock loaded before the POST says it was reset less than a minute ago: no UPDATE of the webhook."""
+    env = ActivityEnvironment()
+    [first] = (await env.run(kit["dispatch"].plan_deliveries, kit["event_id"])).deliveries
+    await env.run(
+        kit["delivery"].attempt_delivery, AttemptInput(delivery_id=first.delivery_id, attempt=1, at=AT)
+    )
+    async with kit["db"].sessions() as session:
+        second_event = await record_event(
+            session,
+            tenant_id=(await kit["db"].deliveries())[0].tenant_id,
+            kind=MESSAGE_RECEIVED,
+            occurred_at=AT,
+            payload={"event": MESSAGE_RECEIVED},
+        )
+        await session.commit()
+    [second] = (await env.run(kit["dispatch"].plan_deliveries, second_event.id)).deliveries
+    ran, reading, recording = _statement_recorder(kit)
+    later = AT + timedelta(seconds=30)
+    with recording():
+        result = await env.run(
+            kit["delivery"].attempt_delivery,
+            AttemptInput(delivery_id=second.delivery_id, attempt=1, at=later),
+        )
+    assert (result.success, result.settled) == (True, True)
+    assert ran == [
+        f"{reading}: select webhook_deliveries",
+        "main: insert webhook_attempts",
+        "main: update webhook_deliveries",
+    ], ran
+    webhook = await kit["db"].webhook(kit["webhook"]["id"])
+    assert webhook.last_success_at == AT  # written by the first success, not moved by the second

@@ -84,7 +84,7 @@ class WebhookDeliveryActivities:
         )
         success = is_success(outcome.status_code)
         async with unit_of_work(self._deps.sessions) as session:
-            inserted = await deliveries.record_attempt(
+            recorded_now = await deliveries.record_attempt(
                 session,
                 delivery_id=request.delivery_id,
                 attempt=request.attempt,
@@ -93,8 +93,9 @@ class WebhookDeliveryActivities:
                 latency_ms=outcome.latency_ms,
                 error=outcome.error,
                 at=request.at,
+                clock=deliveries.HealthClock.of(context.webhook),
             )
-            if not inserted:
+            if recorded_now is None:
                 recorded = await deliveries.recorded_attempt(session, request.delivery_id, request.attempt)
                 return _result_of(recorded) if recorded else AttemptResult(stopped=True)
             notes = await self._evaluate_health(
@@ -104,11 +105,8 @@ class WebhookDeliveryActivities:
                 success=success,
                 trigger=f"{request.delivery_id}:{request.attempt}",
             )
-            settled = success and await deliveries.settle_delivery(
-                session, request.delivery_id, status=DeliveryOutcome.SUCCEEDED, at=request.at
-            )
         return AttemptResult(
-            settled=settled,
+            settled=recorded_now.settled,
             success=success,
             status_code=outcome.status_code,
             latency_ms=outcome.latency_ms,

@@ -29,6 +29,8 @@ from switchboard.store.webhooks.active import active_webhooks
 from switchboard.store.webhooks.common import dialect_insert, utc_literal
 
 PENDING = "pending"
+# The settled status of a delivery whose attempt succeeded (DeliveryOutcome.SUCCEEDED).
+SUCCEEDED = "succeeded"
 # A busy endpoint's row is rewritten at most this often while its state stays
 # the same, so thousands of attempts a second do not queue on one hot row.
 CLOCK_GRANULARITY = timedelta(seconds=60)
@@ -189,6 +191,51 @@ async def recorded_attempt(session: AsyncSession, delivery_id: str, attempt: int
     return (await session.execute(stmt)).scalars().first()
 
 
+@dataclass(frozen=True)
+class HealthClock:
+    """A webhook's failure clock as an attempt loaded it, just before its POST."""
+
+    failing_since: datetime | None
+    exhausted_since_success: int
+    last_success_at: datetime | None
+    last_failure_at: datetime | None
+
+    @classmethod
+    def of(cls, webhook: WebhookEndpoint) -> HealthClock:
+        return cls(
+            webhook.failing_since,
+            webhook.exhausted_since_success,
+            webhook.last_success_at,
+            webhook.last_failure_at,
+        )
+
+
+def clock_needs_writing(clock: HealthClock, *, success: bool, at: datetime) -> bool:
+    """Whether an attempt's outcome moves the clock: the same test as ``record_attempt``'s UPDATE makes.
+
+    False for the common case, a success on a webhook that succeeded less than CLOCK_GRANULARITY ago
+    and is not failing (or a failure on one failing and failed that recently), so that attempt sends
+    no UPDATE at all. The clock is the one loaded before the POST: an outcome of a concurrent attempt
+    during that POST is then reflected at the next write, within CLOCK_GRANULARITY, the precision the
+    clock keeps anyway.
+    """
+    stale = at - CLOCK_GRANULARITY
+    if success:
+        return (
+            clock.failing_since is not None
+            or clock.exhausted_since_success != 0
+            or clock.last_success_at is None
+            or clock.last_success_at <= stale
+        )
+    return clock.failing_since is None or clock.last_failure_at is None or clock.last_failure_at <= stale
+
+
+@dataclass(frozen=True)
+class RecordedAttempt:
+    # A success settles its pending delivery in the same UPDATE that counts the attempt.
+    settled: bool
+
+
 async def record_attempt(
     session: AsyncSession,
     *,
@@ -199,12 +246,14 @@ async def record_attempt(
     latency_ms: int | None,
     error: str | None,
     at: datetime,
-) -> bool:
-    """Insert the attempt once and move its webhook's failure clock.
+    clock: HealthClock | None = None,
+) -> RecordedAttempt | None:
+    """Insert the attempt once, count it on its delivery (settling a success), move the webhook's clock.
 
-    False when the attempt was already recorded, or when its delivery is gone (its webhook was deleted
+    None when the attempt was already recorded, or when its delivery is gone (its webhook was deleted
     during the POST): the row is copied from the delivery's in the same statement, tenant and webhook
-    included, so a vanished delivery inserts nothing, with no read beforehand.
+    included, so a vanished delivery inserts nothing, with no read beforehand. With ``clock`` (the
+    webhook as loaded before the POST), an outcome that would not move it sends no UPDATE.
     """
     a, d = _attempts.c, _deliveries.c
     given = {
@@ -230,8 +279,29 @@ async def record_attempt(
     )
     webhook_id = (await session.execute(stmt)).scalar()
     if webhook_id is None:
-        return False
-    await session.execute(update(_deliveries).where(_deliveries.c.id == delivery_id).values(attempts=attempt))
+        return None
+    settled = success and await _count_and_settle(session, delivery_id, attempt=attempt, at=at)
+    if not settled:
+        await session.execute(update(_deliveries).where(d.id == delivery_id).values(attempts=attempt))
+    if clock is None or clock_needs_writing(clock, success=success, at=at):
+        await _move_clock(session, webhook_id, success=success, at=at)
+    return RecordedAttempt(settled=settled)
+
+
+async def _count_and_settle(session: AsyncSession, delivery_id: str, *, attempt: int, at: datetime) -> bool:
+    """Count a successful attempt and settle its still-pending delivery in one UPDATE; False if not pending."""
+    d = _deliveries.c
+    stmt = (
+        update(_deliveries)
+        .where(d.id == delivery_id, d.status == PENDING)
+        .values(attempts=attempt, status=SUCCEEDED, completed_at=at)
+        .returning(d.webhook_id)
+    )
+    return (await session.execute(stmt)).scalar() is not None
+
+
+async def _move_clock(session: AsyncSession, webhook_id: str, *, success: bool, at: datetime) -> None:
+    """Reset (success) or start (failure) the webhook's failure clock, unless written within the granularity."""
     e = _endpoints.c
     stale = at - CLOCK_GRANULARITY
     if success:
@@ -248,7 +318,6 @@ async def record_attempt(
             e.failing_since.is_(None), e.last_failure_at.is_(None), e.last_failure_at <= stale
         )
     await session.execute(update(_endpoints).where(e.id == webhook_id, worth_writing).values(**changes))
-    return True
 
 
 async def settle_delivery(session: AsyncSession, delivery_id: str, *, status: str, at: datetime) -> bool:
