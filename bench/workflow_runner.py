@@ -7,7 +7,12 @@ replayer per runner, and prints the CPU each run costs:
 - no sandbox (`UnsandboxedWorkflowRunner`): the baseline, what the workflow code itself costs;
 - Temporal's `SandboxedWorkflowRunner` with the worker's restrictions;
 - the worker's runner (`switchboard.workflow_sandbox.DirectContextSandbox`), which reads each
-  payload's serialization context without re-entering the sandbox (docs/operations.md, Performance).
+  payload's serialization context without re-entering the sandbox (docs/operations.md, Performance);
+- the worker as deployed: its runner, with SendMessage and DeliverWebhook outside the sandbox
+  (``sandboxed=False``), so only ProcessInbound's run is sandboxed.
+
+The three runner lines run every workflow in the runner named, those defined with ``sandboxed=False``
+too (the replayer is given that runner for them as well), so those lines compare like with like.
 
 No server and no database: a replay runs the worker's activation path (decode, activate, encode) on
 recorded histories, so the figures isolate the runner. The runners take three turns each, in
@@ -28,14 +33,18 @@ from pathlib import Path
 from harness import compile_bytecode, record_results
 
 HISTORIES = Path(__file__).resolve().parent.parent / "tests" / "workflows" / "histories"
+DEPLOYED = "the worker as deployed"
 NAMES = ("send_message_sent", "inbound_text_message", "webhook_delivery_retried_then_settled")
 TURNS = 3
 
 
-async def cpu_ms_per_run(runner: object, histories: list[object], runs: int) -> float:
-    """CPU milliseconds per replayed run, after a warm-up."""
+async def cpu_ms_per_run(runner: object, histories: list[object], runs: int, *, as_deployed: bool) -> float:
+    """CPU milliseconds per replayed run, after a warm-up.
+
+    Unless ``as_deployed``, ``runner`` also runs the workflows defined with ``sandboxed=False``.
+    """
     from temporalio.contrib.pydantic import pydantic_data_converter
-    from temporalio.worker import Replayer
+    from temporalio.worker import Replayer, UnsandboxedWorkflowRunner
 
     from switchboard.workflows.registry import WORKFLOWS
 
@@ -43,6 +52,7 @@ async def cpu_ms_per_run(runner: object, histories: list[object], runs: int) -> 
         workflows=list(WORKFLOWS),
         data_converter=pydantic_data_converter,
         workflow_runner=runner,
+        unsandboxed_workflow_runner=UnsandboxedWorkflowRunner() if as_deployed else runner,
     )
 
     async def replay(times: int) -> None:
@@ -73,13 +83,16 @@ async def main(runs: int) -> None:
         "no sandbox (baseline)": UnsandboxedWorkflowRunner(),
         "Temporal's sandbox": SandboxedWorkflowRunner(restrictions=SANDBOX.restrictions),
         "the worker's sandbox": SANDBOX,
+        DEPLOYED: SANDBOX,
     }
     measured: dict[str, list[float]] = {label: [] for label in runners}
     order = list(runners)
     for turn in range(TURNS):
         # Forward, then backward, and so on: a machine that drifts during the run affects all alike.
         for label in order if turn % 2 == 0 else reversed(order):
-            measured[label].append(await cpu_ms_per_run(runners[label], histories, runs))
+            measured[label].append(
+                await cpu_ms_per_run(runners[label], histories, runs, as_deployed=label == DEPLOYED)
+            )
     best = {label: min(values) for label, values in measured.items()}
     baseline = best["no sandbox (baseline)"]
     print(f"Workflow runs replayed ({', '.join(NAMES)}; {runs} rounds, {TURNS} turns per runner, best shown)")
@@ -90,6 +103,11 @@ async def main(runs: int) -> None:
         )
     saved = 1 - (best["the worker's sandbox"] - baseline) / (best["Temporal's sandbox"] - baseline)
     print(f"  -> the worker's sandbox removes {saved:.0%} of what Temporal's sandbox adds to a run")
+    deployed_ratio = best[DEPLOYED] / best["the worker's sandbox"]
+    print(
+        f"  -> as deployed (SendMessage and DeliverWebhook outside the sandbox) a run costs "
+        f"{deployed_ratio:.2f}x what it costs with all three sandboxed"
+    )
     record_results(
         "workflow_runner",
         {

@@ -79,9 +79,10 @@ class Settings(BaseSettings):
     # Set SwitchboardTenantId/SwitchboardThreadId on agent workflows (they must be registered on the
     # Temporal namespace; `switchboard dev` does it, docs/operations.md says how in production).
     temporal_search_attributes: bool = True
-    # Run workflow code in Temporal's sandbox (isolated module state, restricted calls). Off saves
-    # about half of a workflow run's worker CPU (docs/operations.md, Performance); determinism is then
-    # guarded only by the replay tests of recorded histories.
+    # Run workflow code in Temporal's sandbox (isolated module state, restricted calls). SendMessage and
+    # DeliverWebhook always run outside it (their tests run them inside); off takes the rest out too,
+    # the agent and maintenance workflows (docs/operations.md, Performance): determinism is then guarded
+    # only by the replay tests of recorded histories.
     temporal_workflow_sandbox: bool = True
     # POST /channel/webhook applies a small payload before it answers (one workflow fewer per inbound
     # message); off, every payload is handed to a ProcessInbound run and answered once Temporal has it

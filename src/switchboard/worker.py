@@ -92,7 +92,10 @@ SANDBOX = DirectContextSandbox(
 
 
 def workflow_runner(settings: Settings) -> WorkflowRunner:
-    """The sandbox (the default), or none when TEMPORAL_WORKFLOW_SANDBOX is off."""
+    """The sandbox (the default), or none when TEMPORAL_WORKFLOW_SANDBOX is off.
+
+    Workflows defined with ``sandboxed=False`` (SendMessage, DeliverWebhook) run outside it either way.
+    """
     return SANDBOX if settings.temporal_workflow_sandbox else UnsandboxedWorkflowRunner()
 
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import json
 import uuid
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,12 +28,14 @@ from temporalio.worker import (
 )
 from temporalio.worker.workflow_sandbox._in_sandbox import InSandbox
 from temporalio.worker.workflow_sandbox._runner import _Instance
+from temporalio.workflow import _Definition
 
 from switchboard.worker import SANDBOX
 from switchboard.workflow_sandbox import DirectContextSandbox, _DirectContextInstance, compiled
 from switchboard.workflows.registry import WORKFLOWS
 from tests.workflows import record_support as rec
 from tests.workflows.sandbox_probe import SandboxProbeWorkflow
+from tests.workflows.sandboxed_twins import TWINS
 
 HISTORIES = sorted(rec.HISTORIES.glob("*.json"))
 ANSWERS: list[tuple[str, Any, Any]] = []
@@ -53,16 +57,30 @@ class _ComparingInstance(_DirectContextInstance):
         return ours
 
 
+SANDBOXED_RUNS: list[str] = []
+
+
 @dataclass(frozen=True)
 class _ComparingSandbox(DirectContextSandbox):
     def create_instance(self, det: WorkflowInstanceDetails) -> WorkflowInstance:
+        SANDBOXED_RUNS.append(det.defn.name or "")
         return _ComparingInstance(det, self.runner_class, self.restrictions)
+
+
+def _all_in_the_sandbox() -> list[type]:
+    """Every workflow, its sandboxed twin standing in where it runs outside the sandbox."""
+    return [TWINS.get(workflow_defn(cls).name or "", cls) for cls in WORKFLOWS]
+
+
+def workflow_defn(cls: type) -> _Definition:
+    return _Definition.must_from_class(cls)
 
 
 async def test_every_recorded_payload_gets_the_sdks_context():
     ANSWERS.clear()
+    SANDBOXED_RUNS.clear()
     replayer = Replayer(
-        workflows=list(WORKFLOWS),
+        workflows=_all_in_the_sandbox(),
         data_converter=pydantic_data_converter,
         workflow_runner=_ComparingSandbox(restrictions=SANDBOX.restrictions),
     )
@@ -80,6 +98,25 @@ async def test_every_recorded_payload_gets_the_sdks_context():
     mismatched = [(kind, ours, sdks) for kind, ours, sdks in ANSWERS if ours != sdks]
     assert mismatched == [], mismatched[:3]
     assert len(ANSWERS) > 5 * len(HISTORIES), "the replays encoded and decoded the histories' payloads"
+    # Every recorded run replayed inside the sandbox, those of the workflows that run outside it too.
+    assert len(SANDBOXED_RUNS) >= len(HISTORIES), SANDBOXED_RUNS
+    assert set(TWINS) <= set(SANDBOXED_RUNS), SANDBOXED_RUNS
+
+
+def test_every_workflow_outside_the_sandbox_has_a_sandboxed_twin():
+    """A workflow that opts out of the sandbox keeps its code checked by the sandbox through a twin."""
+    outside = {workflow_defn(cls).name: cls for cls in WORKFLOWS if not workflow_defn(cls).sandboxed}
+    assert set(outside) == set(TWINS), (set(outside), set(TWINS))
+    for name, cls in outside.items():
+        twin = TWINS[name]
+        assert issubclass(twin, cls) and workflow_defn(twin).sandboxed, name
+        recorded = [path for path in HISTORIES if _workflow_type(path) == name]
+        assert len(recorded) >= 3, f"{name}: too few recorded histories for its twin to replay"
+
+
+def _workflow_type(path: Path) -> str:
+    started = json.loads(path.read_text())["events"][0]
+    return started["workflowExecutionStartedEventAttributes"]["workflowType"]["name"]
 
 
 # The SDK methods switchboard.workflow_sandbox copies or bypasses, by the hash of their source as of

@@ -56,7 +56,11 @@ with workflow.unsafe.imports_passed_through():
 LOCAL_FIRST_ATTEMPT = "send-local-first-attempt"
 
 
-@workflow.defn(name=SEND_WORKFLOW)
+# Outside the sandbox, like DeliverWebhook: one run per send, and the sandbox's fresh import of this
+# module for each run was about a fifth of the worker's CPU per send. The code calls only workflow APIs
+# and pure functions; tests/workflows/sandboxed_twins.py replays its recorded histories inside the
+# sandbox, so a restricted call added here still fails the tests (docs/operations.md, Performance).
+@workflow.defn(name=SEND_WORKFLOW, sandboxed=False)
 class SendMessageWorkflow:
     """Sends one message and records its outcome."""
 
