@@ -30,6 +30,8 @@ from baseline_workflow import OneActivity, noop
 from fastapi import FastAPI, Request
 from harness import (
     SERVICE_PIDS,
+    WARM_UP,
+    WARM_UP_FROM,
     CpuMeter,
     Figures,
     bench_settings,
@@ -46,10 +48,12 @@ from harness import (
     serve_app,
     temporal_dev_server,
     temporal_server_pid,
+    warm_up,
 )
 from temporalio.worker import Worker
 
 WABA_ID = "102290129340398"
+USER_SPACE = {"bench": "1650", "paced": "1651", "warm": "1652"}
 PHONE_NUMBER_ID = "106540352242922"
 DISPLAY = "15550783881"
 
@@ -61,7 +65,8 @@ def text_webhook(n: int, *, prefix: str = "bench", users: int | None = None) -> 
     (the costliest inbound message); ``users`` sends the load from that many returning users instead.
     """
     sender = n if users is None else n % users
-    user = f"1650{sender:07d}" if prefix == "bench" else f"1651{sender:07d}"
+    # Each prefix its own users: a paced or warm-up message is a new user's too, not a returning one.
+    user = f"{USER_SPACE[prefix]}{sender:07d}"
     value = {
         "messaging_product": "whatsapp",
         "metadata": {"display_phone_number": DISPLAY, "phone_number_id": PHONE_NUMBER_ID},
@@ -96,7 +101,7 @@ def receiver_app(
             arrivals[wamid] = time.perf_counter()
             if wamid in waiters:
                 waiters[wamid].set()
-            if sum(1 for w in arrivals if not w.startswith("wamid.paced")) >= expected:
+            if sum(1 for w in arrivals if w.startswith("wamid.bench")) >= expected:
                 done.set()
         return {"ok": True}
 
@@ -192,6 +197,11 @@ async def main(args: argparse.Namespace) -> None:
             async def post_paced(i: int) -> None:
                 await send(text_webhook(i, prefix="paced"))
 
+            # Unmeasured messages first, delivered before the measured phase starts (see warm_up).
+            warm = [f"wamid.warm{WARM_UP_FROM + n}" for n in range(WARM_UP)]
+            waiters.update({wamid: asyncio.Event() for wamid in warm})
+            await warm_up(lambda i: send(text_webhook(i, prefix="warm")), concurrency=args.concurrency)
+            await asyncio.wait_for(asyncio.gather(*(waiters[wamid].wait() for wamid in warm)), timeout=60)
             cpu = CpuMeter(
                 {
                     "temporal server": temporal_server_pid(address),
@@ -212,9 +222,11 @@ async def main(args: argparse.Namespace) -> None:
                     await asyncio.wait_for(all_arrived.wait(), timeout=args.wait)
                 except TimeoutError:
                     admin_note = (
-                        f"({len(arrivals)}/{args.payloads} deliveries arrived within {args.wait:.0f} s)"
+                        f"({sum(1 for wamid in arrivals if wamid in posted_at)}/{args.payloads} deliveries "
+                        f"arrived within {args.wait:.0f} s)"
                     )
-                loaded_cpu = cpu.per_unit_ms(len(arrivals))
+                delivered = sum(1 for wamid in arrivals if wamid in posted_at)
+                loaded_cpu = cpu.per_unit_ms(delivered)
                 latencies = [(arrivals[w] - posted_at[w]) * 1000 for w in arrivals if w in posted_at]
                 span = (max(arrivals.values()) - min(posted_at.values())) if arrivals else 0.0
                 end_to_end = Figures(
@@ -233,6 +245,7 @@ async def main(args: argparse.Namespace) -> None:
             async def bare_workflow(i: int) -> None:
                 await env.client.execute_workflow(OneActivity.run, i, id=f"{queue}-{i}", task_queue=queue)
 
+            await warm_up(bare_workflow, concurrency=args.concurrency)
             cpu = CpuMeter({"temporal server": temporal_server_pid(address)})
             cpu.start()
             baseline = await load(

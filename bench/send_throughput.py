@@ -39,6 +39,7 @@ from harness import (
     serve_app,
     temporal_dev_server,
     temporal_server_pid,
+    warm_up,
 )
 from temporalio.worker import Worker
 
@@ -121,6 +122,7 @@ async def main(args: argparse.Namespace) -> None:
                             }
                         )
 
+                    await warm_up(sandbox, concurrency=args.concurrency)
                     cpu = meter()
                     cpu.start()
                     sandbox_figures = await load(
@@ -138,6 +140,7 @@ async def main(args: argparse.Namespace) -> None:
                         async def bare_call(_: int) -> None:
                             await bare.post("/v1/messages", json=body)
 
+                        await warm_up(bare_call, concurrency=args.concurrency)
                         cpu = meter()
                         cpu.start()
                         bare_figures = await load(
@@ -147,6 +150,7 @@ async def main(args: argparse.Namespace) -> None:
                             concurrency=args.concurrency,
                         )
                         bare_cpu = cpu.per_unit_ms(bare_figures.count)
+                    await warm_up(live, concurrency=args.concurrency)
                     cpu = meter()
                     cpu.start()
                     live_figures = await load(
@@ -168,6 +172,7 @@ async def main(args: argparse.Namespace) -> None:
             async def bare_workflow(i: int) -> None:
                 await env.client.execute_workflow(OneActivity.run, i, id=f"bench-bare-{i}", task_queue=queue)
 
+            await warm_up(bare_workflow, concurrency=args.concurrency)
             cpu = CpuMeter({"temporal server": temporal_server_pid(address)})
             cpu.start()
             workflow_figures = await load(
