@@ -47,13 +47,18 @@ class SendAttempt(BaseModel):
     # Tries made before this activity's own attempts (the local first try), so its backoff goes on
     # from there instead of starting again.
     attempts_before: int = 0
+    # The phone's throughput tier: the try takes one slot of the current second first, and sends
+    # nothing when the second is full (the local first try; the regular activity's retries take none).
+    per_second: int | None = None
 
 
 class SendAttemptResult(BaseModel):
-    """Either the upstream's message id or a permanent failure (retryable ones are raised)."""
+    """The upstream's message id, a permanent failure (retryable ones are raised), or no slot yet."""
 
     wa_message_id: str | None = None
     failure: UpstreamFailureInfo | None = None
+    # Nothing was sent: the phone's current second is full; try again after this many seconds.
+    slot_wait_seconds: float | None = None
 
 
 class SendOutcome(BaseModel):

@@ -1,14 +1,16 @@
 """One outbound message, from queued to sent or failed, durably.
 
-Steps: wait for a throughput slot of the phone (queueing when over the tier),
-prepare link media (download once, upload), send, and on a 131030 (recipient
-number format) send once more with the alternate phone form; then record the
-outcome. Every step survives a worker crash: the workflow resumes where it was
-and the message is sent, not lost. The throughput slot and the outcome record
-are short writes to our own database, so they run as local activities (no
-task-queue round trip). So does the first try of the upstream call: most sends
-end there; a retryable failure or a timeout hands the rest of the retry window
-to the regular activity, whose durable retries run for up to a day.
+Steps: prepare link media (download once, upload), send, and on a 131030
+(recipient number format) send once more with the alternate phone form; then
+record the outcome. Every step survives a worker crash: the workflow resumes
+where it was and the message is sent, not lost. The first try of the upstream
+call is a local activity (no task-queue round trip) that first takes a
+throughput slot of the phone's current second, and sends nothing when the
+second is full (the workflow then waits on a timer and tries again: queueing
+when over the tier). Most sends end there; a retryable failure or a timeout
+hands the rest of the retry window to the regular activity, whose durable
+retries run for up to a day. The outcome record is a short write to our own
+database, a local activity too.
 
 The result is a typed ``SendReport`` (the message as sent, or why it failed);
 the API renders the spec's answer from it. Histories recorded before that type
@@ -54,6 +56,9 @@ with workflow.unsafe.imports_passed_through():
 
 # Runs started before the first try was a local activity replay it as the regular one.
 LOCAL_FIRST_ATTEMPT = "send-local-first-attempt"
+# Runs started before the first try took the throughput slot itself replay a local activity of its
+# own for the slot (channel_acquire_slot) before it.
+SLOT_WITH_FIRST_TRY = "send-slot-with-first-try"
 
 
 # Outside the sandbox, like DeliverWebhook: one run per send, and the sandbox's fresh import of this
@@ -97,8 +102,6 @@ class SendMessageWorkflow:
         )
 
     async def _send(self, request: SendInput, body: dict) -> SendAttemptResult:
-        if request.per_second is not None:
-            await self._wait_for_slot(request.phone_number_id, request.per_second)
         attempt = SendAttempt(
             message_id=request.message_id,
             tenant_id=request.tenant_id,
@@ -108,25 +111,52 @@ class SendMessageWorkflow:
         )
         # The retry window comes with the request (SEND_RETRY_WINDOW_SECONDS), not from the policy.
         window = timedelta(seconds=request.retry_window_seconds)
-        if workflow.patched(LOCAL_FIRST_ATTEMPT):
+        if workflow.patched(SLOT_WITH_FIRST_TRY):
+            # The first try takes the phone's throughput slot itself: one local activity, not two.
+            while True:
+                started = workflow.now()
+                first = await self._first_try(attempt.model_copy(update={"per_second": request.per_second}))
+                if first is None or first.slot_wait_seconds is None:
+                    break
+                await self._slot_pause(first.slot_wait_seconds)
+        else:
+            if request.per_second is not None:
+                await self._wait_for_slot(request.phone_number_id, request.per_second)
+            if not workflow.patched(LOCAL_FIRST_ATTEMPT):
+                return await self._regular_tries(attempt, window)
             started = workflow.now()
-            try:
-                return await workflow.execute_local_activity_method(
-                    ChannelActivities.send, attempt, **UPSTREAM_SEND_FIRST
-                )
-            except (ActivityError, ApplicationError, TemporalTimeout) as err:
-                # A local activity's failure may arrive as its cause itself, not wrapped in ActivityError.
-                cause = err.cause if isinstance(err, ActivityError) else err
-                if isinstance(cause, ApplicationError) and cause.type == UPSTREAM_PROTOCOL:
-                    return SendAttemptResult(failure=_protocol_error(str(cause)))
-                # Retryable, no answer in time, or our own failure: wait what the try asked for (the
-                # upstream's Retry-After or the first backoff step), then retry for the rest of the window.
-                delay = cause.next_retry_delay if isinstance(cause, ApplicationError) else None
-                await workflow.sleep(delay or timedelta(seconds=1))
-            window -= workflow.now() - started
-            if window <= timedelta(0):
-                return SendAttemptResult(failure=_unavailable())
-            attempt.attempts_before = 1
+            first = await self._first_try(attempt)
+        if first is not None:
+            return first
+        window -= workflow.now() - started
+        if window <= timedelta(0):
+            return SendAttemptResult(failure=_unavailable())
+        attempt.attempts_before = 1
+        return await self._regular_tries(attempt, window)
+
+    async def _first_try(self, attempt: SendAttempt) -> SendAttemptResult | None:
+        """The first upstream try, a local activity; None when it failed and the regular tries go on.
+
+        A try the upstream refused for good, or answered in a way we cannot use, is a result. A
+        retryable failure, no answer in time, or our own failure waits what the try asked for (the
+        upstream's Retry-After or the first backoff step), and then the regular activity retries for
+        the rest of the window.
+        """
+        try:
+            return await workflow.execute_local_activity_method(
+                ChannelActivities.send, attempt, **UPSTREAM_SEND_FIRST
+            )
+        except (ActivityError, ApplicationError, TemporalTimeout) as err:
+            # A local activity's failure may arrive as its cause itself, not wrapped in ActivityError.
+            cause = err.cause if isinstance(err, ActivityError) else err
+            if isinstance(cause, ApplicationError) and cause.type == UPSTREAM_PROTOCOL:
+                return SendAttemptResult(failure=_protocol_error(str(cause)))
+            delay = cause.next_retry_delay if isinstance(cause, ApplicationError) else None
+            await workflow.sleep(delay or timedelta(seconds=1))
+            return None
+
+    async def _regular_tries(self, attempt: SendAttempt, window: timedelta) -> SendAttemptResult:
+        """The regular activity's durable retries for the rest of the window (they take no slots)."""
         options: ActivityConfig = {**UPSTREAM_SEND, "schedule_to_close_timeout": window}
         try:
             return await workflow.execute_activity_method(ChannelActivities.send, attempt, **options)
@@ -150,8 +180,12 @@ class SendMessageWorkflow:
             )
             if wait <= 0:
                 return
-            # Jitter spreads queued sends over the next second instead of a thundering herd.
-            await workflow.sleep(timedelta(seconds=wait + workflow.random().random() * 0.2))
+            await self._slot_pause(wait)
+
+    @staticmethod
+    async def _slot_pause(wait: float) -> None:
+        # Jitter spreads queued sends over the next second instead of a thundering herd.
+        await workflow.sleep(timedelta(seconds=wait + workflow.random().random() * 0.2))
 
     async def _record(
         self,

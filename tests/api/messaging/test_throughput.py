@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import httpx
@@ -87,3 +88,45 @@ async def test_a_queue_over_the_limit_answers_429(
     assert "X-Idempotent-Replay" not in accepted.headers
     await wait_all_sent(app_client, tenant, 4)
     assert len(channel.sends) == 4
+
+
+async def test_a_first_try_in_a_full_second_sends_nothing_and_says_how_long_to_wait(
+    settings, temporal_env, database_url, tenant: TenantFixture, channel: FakeChannel
+):
+    """The slot is taken inside the first try (channel_send with per_second): a full second is no send."""
+    from temporalio.testing import ActivityEnvironment
+
+    from switchboard.activities.channel import ChannelActivities
+    from switchboard.models.send import SendAttempt, SlotRequest
+    from switchboard.store.database import create_engine
+    from switchboard.worker import build_deps, close_deps
+
+    engine = create_engine(database_url)
+    deps = build_deps(temporal_env.client, settings, engine)
+    activities, env = ChannelActivities(deps), ActivityEnvironment()
+    attempt = SendAttempt(
+        message_id="msg_slot",
+        tenant_id=tenant.id,
+        phone_number_id=tenant.phone_number_id,
+        waba_id=tenant.waba_id,
+        body={"messaging_product": "whatsapp", "to": "+14155550100", "type": "text", "text": {"body": "hi"}},
+        per_second=1,
+    )
+    try:
+        for _ in range(5):  # both calls must fall in one wall-clock second; try again if one did not
+            second = int(time.time())
+            await env.run(
+                activities.acquire_slot, SlotRequest(phone_number_id=tenant.phone_number_id, per_second=1)
+            )
+            refused = await env.run(activities.send, attempt)
+            if int(time.time()) == second:
+                break
+        assert refused.slot_wait_seconds is not None and 0 < refused.slot_wait_seconds <= 1
+        assert (refused.wa_message_id, refused.failure) == (None, None)
+        assert channel.sends == []
+        granted = await env.run(activities.send, attempt.model_copy(update={"per_second": 1000}))
+        assert granted.slot_wait_seconds is None and granted.wa_message_id
+        assert len(channel.sends) == 1
+    finally:
+        await close_deps(deps)
+        await engine.dispose()
