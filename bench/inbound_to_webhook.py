@@ -24,6 +24,7 @@ import os
 import time
 import uuid
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 import httpx
 from baseline_workflow import OneActivity, noop
@@ -53,7 +54,9 @@ from harness import (
 from temporalio.worker import Worker
 
 WABA_ID = "102290129340398"
-USER_SPACE = {"bench": "1650", "paced": "1651", "warm": "1652"}
+USER_SPACE = {"bench": "1650", "paced": "1651", "warm": "1652", "offered": "1653"}
+# The offered-rate phase posts at this share of the bare workflow's throughput: the issue's goal.
+OFFERED_SHARE = 0.8
 PHONE_NUMBER_ID = "106540352242922"
 DISPLAY = "15550783881"
 
@@ -132,6 +135,80 @@ async def paced(
     )
 
 
+@dataclass
+class Offered:
+    """Payloads posted at a fixed rate, whatever the answers: does the delivery latency hold or grow?"""
+
+    rate: float
+    posted: int
+    # End-to-end latencies (ms) of the first and second half of the payloads, in posting order.
+    first_half: Figures
+    second_half: Figures
+
+    @property
+    def growth(self) -> float:
+        """The second half's median latency over the first half's: about 1 when the backlog stays bounded.
+
+        Medians, not p99s: a p99 of 300 latencies is set by a handful of them, and the first half's
+        tail already holds the messages posted when a backlog, if any, had grown for half the phase.
+        """
+        return self.second_half.percentile(50) / max(self.first_half.percentile(50), 1e-9)
+
+
+async def offered_load(
+    post: Callable[[int], Awaitable[None]],
+    arrivals: dict[str, float],
+    waiters: dict[str, asyncio.Event],
+    *,
+    rate: float,
+    seconds: float,
+    wait: float,
+) -> Offered:
+    """Post ``rate`` payloads a second for ``seconds`` (open loop: a slow answer delays no later post).
+
+    Under a closed loop (the loaded phase) the bench posts as fast as the API answers, so deliveries
+    queue whenever accepting is faster than delivering, and latency grows with the run however fast
+    the pipeline is. At a fixed offered rate the latency stays flat if the pipeline keeps up and grows
+    if it does not: comparing the second half's latencies with the first half's says which.
+    """
+    count = max(2, int(rate * seconds))
+    posted_at: dict[str, float] = {}
+    order = [f"wamid.offered{i}" for i in range(count)]
+    waiters.update({wamid: asyncio.Event() for wamid in order})
+
+    async def one(i: int) -> None:
+        posted_at[f"wamid.offered{i}"] = time.perf_counter()
+        await post(i)
+
+    started = time.perf_counter()
+    tasks = []
+    for i in range(count):
+        delay = started + i / rate - time.perf_counter()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        tasks.append(asyncio.create_task(one(i)))
+    await asyncio.gather(*tasks)
+    try:
+        await asyncio.wait_for(asyncio.gather(*(waiters[wamid].wait() for wamid in order)), timeout=wait)
+    except TimeoutError:
+        pass  # counted below: the missing ones have no latency
+    halves = (order[: count // 2], order[count // 2 :])
+
+    def figures(label: str, wamids: list[str]) -> Figures:
+        latencies = [(arrivals[w] - posted_at[w]) * 1000 for w in wamids if w in arrivals]
+        span = (
+            (max(arrivals[w] for w in wamids if w in arrivals) - posted_at[wamids[0]]) if latencies else 0.0
+        )
+        return Figures(label, len(latencies), span, latencies)
+
+    return Offered(
+        rate,
+        count,
+        figures(f"offered {rate:.0f}/s, first half: POST -> tenant webhook", halves[0]),
+        figures(f"offered {rate:.0f}/s, second half: POST -> tenant webhook", halves[1]),
+    )
+
+
 async def main(args: argparse.Namespace) -> None:
     logging.disable(logging.WARNING)
     from switchboard.domain.signatures import hub_signature
@@ -140,11 +217,41 @@ async def main(args: argparse.Namespace) -> None:
     admin_note = ""
     end_to_end: Figures | None = None
     unloaded: Figures | None = None
+    offered: Offered | None = None
     loaded_cpu: dict[str, float] | None = None
     async with temporal_dev_server() as env:
         address = env.client.service_client.config.target_host
         settings = bench_settings(await asyncio.to_thread(fresh_database_url, args.database_url), address)
         admin = {"X-Admin-Key": settings.switchboard_admin_key}
+        # The bare workflow first: the offered-rate phase below runs at a share of its throughput.
+        queue = f"bench-bare-{uuid.uuid4().hex[:6]}"
+        async with Worker(
+            env.client,
+            task_queue=queue,
+            workflows=[OneActivity],
+            activities=[noop],
+            max_concurrent_activities=100,
+        ):
+
+            async def bare_workflow(i: int) -> None:
+                await env.client.execute_workflow(OneActivity.run, i, id=f"{queue}-{i}", task_queue=queue)
+
+            await warm_up(bare_workflow, concurrency=args.concurrency)
+            cpu = CpuMeter({"temporal server": temporal_server_pid(address)})
+            cpu.start()
+            baseline = await load(
+                "baseline: bare workflow with one activity",
+                bare_workflow,
+                total=args.payloads,
+                concurrency=args.concurrency,
+            )
+            baseline_cpu = cpu.per_unit_ms(baseline.count)
+            baseline_paced = await load(
+                "baseline, paced: one at a time",
+                lambda i: bare_workflow(args.payloads + i),
+                total=args.paced,
+                concurrency=1,
+            )
         arrivals: dict[str, float] = {}
         waiters: dict[str, asyncio.Event] = {}
         all_arrived = asyncio.Event()
@@ -233,41 +340,25 @@ async def main(args: argparse.Namespace) -> None:
                     "loaded: inbound POST -> tenant webhook", len(latencies), span, latencies
                 )
                 unloaded = await paced(post_paced, arrivals, waiters, args.paced)
-        queue = f"bench-bare-{uuid.uuid4().hex[:6]}"
-        async with Worker(
-            env.client,
-            task_queue=queue,
-            workflows=[OneActivity],
-            activities=[noop],
-            max_concurrent_activities=100,
-        ):
-
-            async def bare_workflow(i: int) -> None:
-                await env.client.execute_workflow(OneActivity.run, i, id=f"{queue}-{i}", task_queue=queue)
-
-            await warm_up(bare_workflow, concurrency=args.concurrency)
-            cpu = CpuMeter({"temporal server": temporal_server_pid(address)})
-            cpu.start()
-            baseline = await load(
-                "baseline: bare workflow with one activity",
-                bare_workflow,
-                total=args.payloads,
-                concurrency=args.concurrency,
-            )
-            baseline_cpu = cpu.per_unit_ms(baseline.count)
-            baseline_paced = await load(
-                "baseline, paced: one at a time",
-                lambda i: bare_workflow(args.payloads + i),
-                total=args.paced,
-                concurrency=1,
-            )
+                if args.offered_seconds > 0:
+                    offered = await offered_load(
+                        lambda i: send(text_webhook(i, prefix="offered")),
+                        arrivals,
+                        waiters,
+                        rate=OFFERED_SHARE * baseline.per_second,
+                        seconds=args.offered_seconds,
+                        wait=args.wait,
+                    )
     shape = "API (2 workers) and worker as processes" if args.processes else "API and worker in one process"
     senders = f"{args.users} returning users" if args.users else "a new user per message"
     print(
         f"Inbound to webhook (loopback, {database_label(settings.database_url)}, Temporal dev server, {shape}, "
         f"{senders})"
     )
-    for figures in (accepted, end_to_end, unloaded, baseline, baseline_paced):
+    shown = [accepted, end_to_end, unloaded, baseline, baseline_paced]
+    if offered is not None:
+        shown[3:3] = [offered.first_half, offered.second_half]
+    for figures in shown:
         if figures is not None:
             print("  " + figures.line())
     if loaded_cpu is not None:
@@ -282,7 +373,12 @@ async def main(args: argparse.Namespace) -> None:
         "accepted": figures_dict(accepted),
         "baseline": figures_dict(baseline),
         "baseline_paced": figures_dict(baseline_paced),
-        "goals": {"loaded_throughput_ratio": ">= 0.8", "backlog_drained": True, "paced_p50_ratio": "<= 1.3"},
+        "goals": {
+            "loaded_throughput_ratio": ">= 0.8",
+            "backlog_drained": True,
+            "paced_p50_ratio": "<= 1.3",
+            "offered_p50_growth": "<= 1.5",
+        },
         "cpu_ms_per_unit": {"loaded": loaded_cpu, "baseline": baseline_cpu},
     }
     if end_to_end is not None and unloaded is not None:
@@ -297,6 +393,25 @@ async def main(args: argparse.Namespace) -> None:
             f"{'met' if drained else 'NOT met'}"
         )
         print(goal_line("inbound -> webhook paced: p50 / paced baseline's", paced_ratio, at_most=1.3))
+        if offered is not None:
+            arrived = offered.first_half.count + offered.second_half.count == offered.posted
+            print(
+                goal_line(
+                    f"offered at {OFFERED_SHARE}x bare: p50 2nd half / 1st half",
+                    offered.growth if arrived else float("inf"),
+                    at_most=1.5,
+                )
+            )
+            results.update(
+                offered={
+                    "rate_per_second": round(offered.rate, 1),
+                    "posted": offered.posted,
+                    "first_half": figures_dict(offered.first_half),
+                    "second_half": figures_dict(offered.second_half),
+                    "all_arrived": arrived,
+                },
+                offered_p50_growth=round(offered.growth, 3),
+            )
         results.update(
             loaded=figures_dict(end_to_end),
             paced=figures_dict(unloaded),
@@ -327,4 +442,10 @@ if __name__ == "__main__":
         help="send from this many returning users (default: a new user each)",
     )
     parser.add_argument("--processes", action="store_true", help="API and worker as their own processes")
+    parser.add_argument(
+        "--offered-seconds",
+        type=float,
+        default=10.0,
+        help=f"seconds of payloads posted at {OFFERED_SHARE}x the bare workflow's rate (0: skip)",
+    )
     asyncio.run(main(parser.parse_args()))
