@@ -9,6 +9,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import event as sa_event
+from sqlalchemy import update
+from sqlmodel import col
 from temporalio.testing import ActivityEnvironment
 
 from switchboard.activities.webhooks.config import WebhookConfig
@@ -16,6 +18,7 @@ from switchboard.activities.webhooks.delivery import WebhookDeliveryActivities
 from switchboard.activities.webhooks.dispatching import WebhookDispatchActivities
 from switchboard.activities.webhooks.types import AttemptInput, DeliveryOutcome, FinishInput
 from switchboard.domain.events import MESSAGE_RECEIVED
+from switchboard.models.events import WebhookEndpoint
 from switchboard.store.events import record_event
 from switchboard.store.webhooks.deliveries import delivery_id_for
 from switchboard.worker import build_deps, close_deps
@@ -211,35 +214,35 @@ async def test_a_first_time_success_costs_four_statements(kit):
     assert (row.success, row.status_code, row.attempted_at, row.error) == (True, 200, AT, None)
 
 
-async def test_a_success_soon_after_a_success_leaves_the_clock_alone(kit):
-    """The clock loaded before the POST says it was reset less than a minute ago: no UPDATE of the webhook."""
+async def test_a_success_ends_a_failing_spell_that_began_during_its_post(kit):
+    """Loaded healthy, but a concurrent attempt marked the webhook failing while this POST was out.
+
+    The clock's UPDATE decides in SQL, after the POST: the success still resets the failing clock
+    (deciding from the webhook as loaded before the POST would have left it failing).
+    """
     env = ActivityEnvironment()
-    [first] = (await env.run(kit["dispatch"].plan_deliveries, kit["event_id"])).deliveries
-    await env.run(
-        kit["delivery"].attempt_delivery, AttemptInput(delivery_id=first.delivery_id, attempt=1, at=AT)
-    )
-    async with kit["db"].sessions() as session:
-        second_event = await record_event(
-            session,
-            tenant_id=(await kit["db"].deliveries())[0].tenant_id,
-            kind=MESSAGE_RECEIVED,
-            occurred_at=AT,
-            payload={"event": MESSAGE_RECEIVED},
+    [ref] = (await env.run(kit["dispatch"].plan_deliveries, kit["event_id"])).deliveries
+    async with kit["db"].sessions() as session:  # healthy, and reset moments ago: nothing to write, as loaded
+        await session.execute(
+            update(WebhookEndpoint)
+            .where(col(WebhookEndpoint.id) == kit["webhook"]["id"])
+            .values(last_success_at=AT - timedelta(seconds=5))
         )
         await session.commit()
-    [second] = (await env.run(kit["dispatch"].plan_deliveries, second_event.id)).deliveries
-    ran, reading, recording = _statement_recorder(kit)
-    later = AT + timedelta(seconds=30)
-    with recording():
-        result = await env.run(
-            kit["delivery"].attempt_delivery,
-            AttemptInput(delivery_id=second.delivery_id, attempt=1, at=later),
+    kit["receiver"].gate = asyncio.Event()
+    attempt = asyncio.create_task(
+        env.run(kit["delivery"].attempt_delivery, AttemptInput(delivery_id=ref.delivery_id, attempt=1, at=AT))
+    )
+    await kit["receiver"].wait_for(1)
+    async with kit["db"].sessions() as session:
+        await session.execute(
+            update(WebhookEndpoint)
+            .where(col(WebhookEndpoint.id) == kit["webhook"]["id"])
+            .values(failing_since=AT - timedelta(minutes=5), last_failure_at=AT - timedelta(seconds=1))
         )
+        await session.commit()
+    kit["receiver"].gate.set()
+    result = await attempt
     assert (result.success, result.settled) == (True, True)
-    assert ran == [
-        f"{reading}: select webhook_deliveries",
-        "main: insert webhook_attempts",
-        "main: update webhook_deliveries",
-    ], ran
     webhook = await kit["db"].webhook(kit["webhook"]["id"])
-    assert webhook.last_success_at == AT  # written by the first success, not moved by the second
+    assert (webhook.failing_since, webhook.last_success_at) == (None, AT)

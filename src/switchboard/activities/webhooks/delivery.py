@@ -93,7 +93,6 @@ class WebhookDeliveryActivities:
                 latency_ms=outcome.latency_ms,
                 error=outcome.error,
                 at=request.at,
-                clock=deliveries.HealthClock.of(context.webhook),
             )
             if recorded_now is None:
                 recorded = await deliveries.recorded_attempt(session, request.delivery_id, request.attempt)

@@ -192,45 +192,6 @@ async def recorded_attempt(session: AsyncSession, delivery_id: str, attempt: int
 
 
 @dataclass(frozen=True)
-class HealthClock:
-    """A webhook's failure clock as an attempt loaded it, just before its POST."""
-
-    failing_since: datetime | None
-    exhausted_since_success: int
-    last_success_at: datetime | None
-    last_failure_at: datetime | None
-
-    @classmethod
-    def of(cls, webhook: WebhookEndpoint) -> HealthClock:
-        return cls(
-            webhook.failing_since,
-            webhook.exhausted_since_success,
-            webhook.last_success_at,
-            webhook.last_failure_at,
-        )
-
-
-def clock_needs_writing(clock: HealthClock, *, success: bool, at: datetime) -> bool:
-    """Whether an attempt's outcome moves the clock: the same test as ``record_attempt``'s UPDATE makes.
-
-    False for the common case, a success on a webhook that succeeded less than CLOCK_GRANULARITY ago
-    and is not failing (or a failure on one failing and failed that recently), so that attempt sends
-    no UPDATE at all. The clock is the one loaded before the POST: an outcome of a concurrent attempt
-    during that POST is then reflected at the next write, within CLOCK_GRANULARITY, the precision the
-    clock keeps anyway.
-    """
-    stale = at - CLOCK_GRANULARITY
-    if success:
-        return (
-            clock.failing_since is not None
-            or clock.exhausted_since_success != 0
-            or clock.last_success_at is None
-            or clock.last_success_at <= stale
-        )
-    return clock.failing_since is None or clock.last_failure_at is None or clock.last_failure_at <= stale
-
-
-@dataclass(frozen=True)
 class RecordedAttempt:
     # A success settles its pending delivery in the same UPDATE that counts the attempt.
     settled: bool
@@ -246,14 +207,14 @@ async def record_attempt(
     latency_ms: int | None,
     error: str | None,
     at: datetime,
-    clock: HealthClock | None = None,
 ) -> RecordedAttempt | None:
     """Insert the attempt once, count it on its delivery (settling a success), move the webhook's clock.
 
     None when the attempt was already recorded, or when its delivery is gone (its webhook was deleted
     during the POST): the row is copied from the delivery's in the same statement, tenant and webhook
-    included, so a vanished delivery inserts nothing, with no read beforehand. With ``clock`` (the
-    webhook as loaded before the POST), an outcome that would not move it sends no UPDATE.
+    included, so a vanished delivery inserts nothing, with no read beforehand. The clock's UPDATE is
+    always sent and decides in SQL whether to write: the webhook as loaded before the POST may be stale
+    by then (a concurrent attempt's failure), and a success must still end that failing spell.
     """
     a, d = _attempts.c, _deliveries.c
     given = {
@@ -283,8 +244,7 @@ async def record_attempt(
     settled = success and await _count_and_settle(session, delivery_id, attempt=attempt, at=at)
     if not settled:
         await session.execute(update(_deliveries).where(d.id == delivery_id).values(attempts=attempt))
-    if clock is None or clock_needs_writing(clock, success=success, at=at):
-        await _move_clock(session, webhook_id, success=success, at=at)
+    await _move_clock(session, webhook_id, success=success, at=at)
     return RecordedAttempt(settled=settled)
 
 
