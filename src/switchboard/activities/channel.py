@@ -14,6 +14,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from typing import NoReturn
 
+from sqlalchemy.exc import SQLAlchemyError
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
@@ -32,6 +33,9 @@ from switchboard.models.tenancy import Waba
 from switchboard.store import messages, rate_limits
 
 log = logging.getLogger("switchboard.channel")
+
+# How long a send whose throughput slot could not be written (a database error) waits before its next try.
+SLOT_RETRY_SECONDS = 1.0
 
 
 def failure_info(failure: UpstreamFailure) -> UpstreamFailureInfo:
@@ -88,7 +92,16 @@ class ChannelActivities:
         answers how long to wait.
         """
         if attempt.per_second is not None:
-            wait = await self._take_slot(attempt.phone_number_id, attempt.per_second)
+            try:
+                wait = await self._take_slot(attempt.phone_number_id, attempt.per_second)
+            except SQLAlchemyError as exc:
+                # No slot, no send: going on unthrottled could burst past the tier. The workflow waits
+                # and tries again, as the slot activity's own retries did before.
+                log.warning(
+                    "throughput slot not taken; the send waits",
+                    extra={"message_id": attempt.message_id, "error": type(exc).__name__},
+                )
+                return SendAttemptResult(slot_wait_seconds=SLOT_RETRY_SECONDS)
             if wait > 0:
                 return SendAttemptResult(slot_wait_seconds=wait)
         waba = await waba_for(self._deps, attempt.waba_id)

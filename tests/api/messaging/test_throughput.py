@@ -130,3 +130,38 @@ async def test_a_first_try_in_a_full_second_sends_nothing_and_says_how_long_to_w
     finally:
         await close_deps(deps)
         await engine.dispose()
+
+
+async def test_a_slot_that_cannot_be_written_sends_nothing_and_waits(
+    settings, temporal_env, database_url, tenant: TenantFixture, channel: FakeChannel
+):
+    """The slot's database refuses (its server is unreachable): no unthrottled send, a wait instead."""
+    from temporalio.testing import ActivityEnvironment
+
+    from switchboard.activities.channel import SLOT_RETRY_SECONDS, ChannelActivities
+    from switchboard.models.send import SendAttempt
+    from switchboard.store.database import create_engine
+    from switchboard.worker import build_deps, close_deps
+
+    engine = create_engine(database_url)
+    deps = build_deps(temporal_env.client, settings, engine)
+    if deps.autocommit_engine is not None:
+        await deps.autocommit_engine.dispose()
+    unreachable = create_engine("postgresql+psycopg://postgres@127.0.0.1:1/none", autocommit=True)
+    deps.autocommit_engine = unreachable  # the slot's one statement goes here; nothing listens on port 1
+    attempt = SendAttempt(
+        message_id="msg_slot_down",
+        tenant_id=tenant.id,
+        phone_number_id=tenant.phone_number_id,
+        waba_id=tenant.waba_id,
+        body={"messaging_product": "whatsapp", "to": "+14155550100", "type": "text", "text": {"body": "hi"}},
+        per_second=10,
+    )
+    try:
+        result = await ActivityEnvironment().run(ChannelActivities(deps).send, attempt)
+        assert result.slot_wait_seconds == SLOT_RETRY_SECONDS
+        assert (result.wa_message_id, result.failure) == (None, None)
+        assert channel.sends == []
+    finally:
+        await close_deps(deps)
+        await engine.dispose()
