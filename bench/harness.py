@@ -388,6 +388,10 @@ async def _settled(
         now = used()
         quiet = quiet + 1 if now - previous < quiet_seconds else 0
         previous = now
+    if quiet < 2:
+        print(
+            f"  (the service was still busy {limit:.0f} s after start-up: its first phase's figures include that)"
+        )
 
 
 @asynccontextmanager

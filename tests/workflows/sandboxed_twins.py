@@ -1,8 +1,8 @@
 """Sandboxed twins of the workflows that run outside the sandbox, so tests still run their code inside it.
 
 SendMessage and DeliverWebhook opt out of the sandbox (``sandboxed=False``): they run once per send and
-per webhook delivery, and the sandbox's fresh import of their module per run was a tenth of the worker's
-CPU for each (docs/operations.md). Each twin here has the same workflow name and runs the same code
+per webhook delivery, and the sandbox's fresh import of their module per run was about a fifth of the
+worker's CPU for each (docs/operations.md). Each twin here has the same workflow name and runs the same code
 under the worker's sandbox, so that replaying the recorded histories through the twins shows that code
 still makes no call the sandbox refuses (the wall clock, randomness, I/O) and stays deterministic.
 
