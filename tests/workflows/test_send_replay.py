@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
 import pytest
+from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowHistory
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
@@ -26,7 +29,10 @@ from temporalio.worker import Replayer
 
 from switchboard.activities.workflow_starts import send_workflow_id
 from switchboard.api.sending import send_answer
+from switchboard.domain.throughput import slot_bucket
 from switchboard.models.send import SendReport
+from switchboard.store import rate_limits
+from switchboard.store.database import create_engine
 from switchboard.workflows.send_message import SendMessageWorkflow
 from tests.support.fake_channel import FakeChannel, Scripted, cloud_error
 from tests.support.http_server import serve_app
@@ -107,6 +113,13 @@ SENDS = [
         [Scripted(400, cloud_error(131030, "Recipient phone number not in allowed list"))],
         201,
     ),
+    # The local first try fails retryably: its delay on a timer, then the regular activity sends.
+    (
+        "send_message_retried",
+        "14155550102",
+        [Scripted(503, cloud_error(131016, "Service unavailable"))],
+        201,
+    ),
 ]
 
 
@@ -139,3 +152,48 @@ async def test_a_live_send_history_replays(
     if RECORD:
         HISTORY_DIR.mkdir(exist_ok=True)
         (HISTORY_DIR / f"{name}.json").write_text(history.to_json())
+
+
+async def test_a_send_that_waits_for_its_slot_replays(
+    app_client: httpx.AsyncClient,
+    tenant: TenantFixture,
+    worker,  # type: ignore[no-untyped-def]
+    settings,  # type: ignore[no-untyped-def]
+    temporal_env: WorkflowEnvironment,
+) -> None:
+    """The phone's slots of this second and the next are taken: the first try waits on a timer, then sends."""
+    per_second = settings.throughput_standard_per_second
+    engine = create_engine(settings.database_url)
+    try:
+        second = int(time.time())
+        async with engine.begin() as conn:
+            for window in (second, second + 1):
+                await rate_limits.lease(
+                    conn,
+                    slot_bucket(tenant.phone_number_id, window),
+                    want=per_second,
+                    limit=per_second,
+                    expires_at=datetime.fromtimestamp(window + 5, UTC),
+                )
+    finally:
+        await engine.dispose()
+    response = await app_client.post(
+        "/v1/messages",
+        json={
+            "phone_number_id": tenant.phone_number_id,
+            "to": "14155550103",
+            "type": "text",
+            "text": {"body": "hi"},
+        },
+        headers=tenant.headers(),
+    )
+    assert response.status_code == 201, response.text
+    history = await temporal_env.client.get_workflow_handle(
+        send_workflow_id(response.json()["id"])
+    ).fetch_history()
+    timers = [event for event in history.events if event.event_type == EventType.EVENT_TYPE_TIMER_STARTED]
+    assert timers, "the send should have waited for a slot"
+    result = await _replayer().replay_workflow(history, raise_on_replay_failure=True)
+    assert result.replay_failure is None
+    if RECORD:
+        (HISTORY_DIR / "send_message_slot_wait.json").write_text(history.to_json())
