@@ -23,15 +23,28 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def _bound_socket(port: int) -> socket.socket:
+    """A socket bound to 127.0.0.1:``port`` (0: any free port), for uvicorn to listen on.
+
+    Binding here, instead of picking a free port and letting uvicorn bind it later, leaves no moment
+    in which another process (CI runs two suites side by side) can take the port in between.
+    """
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", port))
+    return sock
+
+
 @asynccontextmanager
 async def serve_app(app: Any, *, port: int | None = None) -> AsyncIterator[str]:
     """Serve ``app`` on 127.0.0.1 and yield its base URL (no trailing slash)."""
-    port = port or free_port()
+    sock = _bound_socket(port or 0)
+    port = int(sock.getsockname()[1])
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     # The test process owns signals; uvicorn must not install its own handlers.
     server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
-    task = asyncio.create_task(server.serve())
+    task = asyncio.create_task(server.serve(sockets=[sock]))
     try:
         for _ in range(500):
             if server.started:
@@ -44,4 +57,7 @@ async def serve_app(app: Any, *, port: int | None = None) -> AsyncIterator[str]:
         yield f"http://127.0.0.1:{port}"
     finally:
         server.should_exit = True
-        await asyncio.wait_for(task, timeout=10)
+        try:
+            await asyncio.wait_for(task, timeout=10)
+        finally:
+            sock.close()
