@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
 import pytest
+from temporalio.testing import ActivityEnvironment
 
+from switchboard.activities.channel import SLOT_RETRY_SECONDS, ChannelActivities
+from switchboard.activities.deps import ActivityDeps
+from switchboard.models.send import SendAttempt, SlotRequest
+from switchboard.store.database import create_engine
+from switchboard.worker import build_deps, close_deps
 from tests.support.fake_channel import FakeChannel
 from tests.support.tenants import TenantFixture
 
@@ -90,78 +97,63 @@ async def test_a_queue_over_the_limit_answers_429(
     assert len(channel.sends) == 4
 
 
-async def test_a_first_try_in_a_full_second_sends_nothing_and_says_how_long_to_wait(
-    settings, temporal_env, database_url, tenant: TenantFixture, channel: FakeChannel
-):
-    """The slot is taken inside the first try (channel_send with per_second): a full second is no send."""
-    from temporalio.testing import ActivityEnvironment
-
-    from switchboard.activities.channel import ChannelActivities
-    from switchboard.models.send import SendAttempt, SlotRequest
-    from switchboard.store.database import create_engine
-    from switchboard.worker import build_deps, close_deps
-
+@pytest.fixture
+async def deps(settings, temporal_env, database_url) -> AsyncIterator[ActivityDeps]:
+    """A worker's activity dependencies on this test's database (the send activities run directly)."""
     engine = create_engine(database_url)
-    deps = build_deps(temporal_env.client, settings, engine)
-    activities, env = ChannelActivities(deps), ActivityEnvironment()
-    attempt = SendAttempt(
-        message_id="msg_slot",
+    built = build_deps(temporal_env.client, settings, engine)
+    try:
+        yield built
+    finally:
+        await close_deps(built)
+        await engine.dispose()
+
+
+def first_try(tenant: TenantFixture, message_id: str, *, per_second: int) -> SendAttempt:
+    """A text's first upstream try that takes a throughput slot of ``per_second`` first."""
+    return SendAttempt(
+        message_id=message_id,
         tenant_id=tenant.id,
         phone_number_id=tenant.phone_number_id,
         waba_id=tenant.waba_id,
         body={"messaging_product": "whatsapp", "to": "+14155550100", "type": "text", "text": {"body": "hi"}},
-        per_second=1,
+        per_second=per_second,
     )
-    try:
-        for _ in range(5):  # both calls must fall in one wall-clock second; try again if one did not
-            second = int(time.time())
-            await env.run(
-                activities.acquire_slot, SlotRequest(phone_number_id=tenant.phone_number_id, per_second=1)
-            )
-            refused = await env.run(activities.send, attempt)
-            if int(time.time()) == second:
-                break
-        assert refused.slot_wait_seconds is not None and 0 < refused.slot_wait_seconds <= 1
-        assert (refused.wa_message_id, refused.failure) == (None, None)
-        assert channel.sends == []
-        granted = await env.run(activities.send, attempt.model_copy(update={"per_second": 1000}))
-        assert granted.slot_wait_seconds is None and granted.wa_message_id
-        assert len(channel.sends) == 1
-    finally:
-        await close_deps(deps)
-        await engine.dispose()
+
+
+async def test_a_first_try_in_a_full_second_sends_nothing_and_says_how_long_to_wait(
+    deps: ActivityDeps, tenant: TenantFixture, channel: FakeChannel
+):
+    """The slot is taken inside the first try (channel_send with per_second): a full second is no send."""
+    activities, env = ChannelActivities(deps), ActivityEnvironment()
+    attempt = first_try(tenant, "msg_slot", per_second=1)
+    for _ in range(5):  # both calls must fall in one wall-clock second; try again if one did not
+        second = int(time.time())
+        await env.run(
+            activities.acquire_slot, SlotRequest(phone_number_id=tenant.phone_number_id, per_second=1)
+        )
+        refused = await env.run(activities.send, attempt)
+        if int(time.time()) == second:
+            break
+    assert refused.slot_wait_seconds is not None and 0 < refused.slot_wait_seconds <= 1
+    assert (refused.wa_message_id, refused.failure) == (None, None)
+    assert channel.sends == []
+    granted = await env.run(activities.send, attempt.model_copy(update={"per_second": 1000}))
+    assert granted.slot_wait_seconds is None and granted.wa_message_id
+    assert len(channel.sends) == 1
 
 
 async def test_a_slot_that_cannot_be_written_sends_nothing_and_waits(
-    settings, temporal_env, database_url, tenant: TenantFixture, channel: FakeChannel
+    deps: ActivityDeps, tenant: TenantFixture, channel: FakeChannel
 ):
     """The slot's database refuses (its server is unreachable): no unthrottled send, a wait instead."""
-    from temporalio.testing import ActivityEnvironment
-
-    from switchboard.activities.channel import SLOT_RETRY_SECONDS, ChannelActivities
-    from switchboard.models.send import SendAttempt
-    from switchboard.store.database import create_engine
-    from switchboard.worker import build_deps, close_deps
-
-    engine = create_engine(database_url)
-    deps = build_deps(temporal_env.client, settings, engine)
     if deps.autocommit_engine is not None:
         await deps.autocommit_engine.dispose()
-    unreachable = create_engine("postgresql+psycopg://postgres@127.0.0.1:1/none", autocommit=True)
-    deps.autocommit_engine = unreachable  # the slot's one statement goes here; nothing listens on port 1
-    attempt = SendAttempt(
-        message_id="msg_slot_down",
-        tenant_id=tenant.id,
-        phone_number_id=tenant.phone_number_id,
-        waba_id=tenant.waba_id,
-        body={"messaging_product": "whatsapp", "to": "+14155550100", "type": "text", "text": {"body": "hi"}},
-        per_second=10,
+    # The slot's one statement goes here; nothing listens on port 1 (close_deps disposes it).
+    deps.autocommit_engine = create_engine("postgresql+psycopg://postgres@127.0.0.1:1/none", autocommit=True)
+    result = await ActivityEnvironment().run(
+        ChannelActivities(deps).send, first_try(tenant, "msg_slot_down", per_second=10)
     )
-    try:
-        result = await ActivityEnvironment().run(ChannelActivities(deps).send, attempt)
-        assert result.slot_wait_seconds == SLOT_RETRY_SECONDS
-        assert (result.wa_message_id, result.failure) == (None, None)
-        assert channel.sends == []
-    finally:
-        await close_deps(deps)
-        await engine.dispose()
+    assert result.slot_wait_seconds == SLOT_RETRY_SECONDS
+    assert (result.wa_message_id, result.failure) == (None, None)
+    assert channel.sends == []
