@@ -98,32 +98,48 @@ def settings(settings, channel):  # type: ignore[no-untyped-def]
     return settings.model_copy(update={"channel_api_base_url": channel[1], "send_wait_seconds": 10.0})
 
 
-# (history name, recipient, the fake upstream's answers to it, the API's answer)
+# (history name, recipient, the fake upstream's answers to it, the API's answer, the run's local
+# activities: an accepted try records the send itself, so only a refusal adds record_send_outcome)
 SENDS = [
-    ("send_message_sent", "14155550100", [], 201),
+    ("send_message_sent", "14155550100", [], 201, ["channel_send"]),
     (
         "send_message_upstream_refused",
         "14155550101",
         [Scripted(400, cloud_error(131026, "Message undeliverable", details="not on WhatsApp"))],
         400,
+        ["channel_send", "record_send_outcome"],
     ),
     (
         "send_message_alternate_form",
         "5491123456789",
         [Scripted(400, cloud_error(131030, "Recipient phone number not in allowed list"))],
         201,
+        ["channel_send", "channel_send"],
     ),
-    # The local first try fails retryably: its delay on a timer, then the regular activity sends.
+    # The local first try fails retryably: its delay on a timer, then the regular activity sends (and
+    # records the send).
     (
         "send_message_retried",
         "14155550102",
         [Scripted(503, cloud_error(131016, "Service unavailable"))],
         201,
+        ["channel_send"],
     ),
 ]
 
 
-@pytest.mark.parametrize(("name", "to", "answers", "status"), SENDS, ids=[s[0] for s in SENDS])
+def local_activities(history: WorkflowHistory) -> list[str]:
+    """The activity types of the run's local-activity markers, in order."""
+    names = []
+    for event in history.events:
+        marker = event.marker_recorded_event_attributes
+        if event.HasField("marker_recorded_event_attributes") and marker.marker_name == "core_local_activity":
+            [data] = marker.details["data"].payloads
+            names.append(json.loads(data.data)["activity_type"])
+    return names
+
+
+@pytest.mark.parametrize(("name", "to", "answers", "status", "local"), SENDS, ids=[s[0] for s in SENDS])
 async def test_a_live_send_history_replays(
     app_client: httpx.AsyncClient,
     tenant: TenantFixture,
@@ -134,6 +150,7 @@ async def test_a_live_send_history_replays(
     to: str,
     answers: list[Scripted],
     status: int,
+    local: list[str],
 ) -> None:
     fake, _ = channel
     if answers:
@@ -147,6 +164,7 @@ async def test_a_live_send_history_replays(
     assert response.status_code == status, response.text
     message_id = response.json()["id" if status == 201 else "message_id"]
     history = await temporal_env.client.get_workflow_handle(send_workflow_id(message_id)).fetch_history()
+    assert local_activities(history) == local
     result = await _replayer().replay_workflow(history, raise_on_replay_failure=True)
     assert result.replay_failure is None
     if RECORD:

@@ -8,6 +8,7 @@ what to do next; retryable ones (429, 5xx, no answer) are raised with a
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 import time
@@ -25,10 +26,17 @@ from switchboard.activities.channel_client import (
     ChannelUnreachable,
 )
 from switchboard.activities.deps import ActivityDeps
+from switchboard.activities.sends import OutcomeRecorder
 from switchboard.domain.failure_types import UPSTREAM_PROTOCOL, UPSTREAM_RETRYABLE
 from switchboard.domain.throughput import slot_bucket
 from switchboard.domain.upstream_errors import UpstreamFailure, retry_delay_seconds
-from switchboard.models.send import SendAttempt, SendAttemptResult, SlotRequest, UpstreamFailureInfo
+from switchboard.models.send import (
+    SendAttempt,
+    SendAttemptResult,
+    SendReport,
+    SlotRequest,
+    UpstreamFailureInfo,
+)
 from switchboard.models.tenancy import Waba
 from switchboard.store import messages, rate_limits
 
@@ -36,6 +44,21 @@ log = logging.getLogger("switchboard.channel")
 
 # How long a send whose throughput slot could not be written (a database error) waits before its next try.
 SLOT_RETRY_SECONDS = 1.0
+# A try records its own success only if this much of its timeout would be left after the record's
+# longest allowed run: a try that timed out after the upstream accepted would be sent again.
+RECORD_IN_TRY_MARGIN_SECONDS = 1.0
+
+
+def seconds_left(info: activity.Info, now: datetime) -> float:
+    """Seconds until the current attempt's nearest timeout (start-to-close, schedule-to-close); 0 if none."""
+    deadlines = []
+    if info.start_to_close_timeout is not None:
+        deadlines.append(info.started_time + info.start_to_close_timeout)
+    if info.schedule_to_close_timeout is not None:
+        deadlines.append(info.scheduled_time + info.schedule_to_close_timeout)
+    if not deadlines:
+        return 0.0
+    return max(0.0, (min(deadlines) - now).total_seconds())
 
 
 def failure_info(failure: UpstreamFailure) -> UpstreamFailureInfo:
@@ -82,6 +105,7 @@ class ChannelActivities:
     def __init__(self, deps: ActivityDeps) -> None:
         self._deps = deps
         self.client = channel_client(deps)
+        self._recorder = OutcomeRecorder(deps)
 
     @activity.defn(name="channel_send")
     async def send(self, attempt: SendAttempt) -> SendAttemptResult:
@@ -89,7 +113,8 @@ class ChannelActivities:
 
         With ``per_second``, one throughput slot of the phone's current second is taken first, in the
         same activity (one local activity per send instead of two); a full second sends nothing and
-        answers how long to wait.
+        answers how long to wait. With ``outcome_on_success``, a try the upstream accepted records the
+        send as sent itself (the workflow then needs no ``record_send_outcome``).
         """
         if attempt.per_second is not None:
             try:
@@ -124,7 +149,34 @@ class ChannelActivities:
         sent = body.get("messages") if isinstance(body, dict) else None
         if not sent or not isinstance(sent[0], dict) or not sent[0].get("id"):
             raise ApplicationError("upstream accepted without a message id", type=UPSTREAM_PROTOCOL)
-        return SendAttemptResult(wa_message_id=str(sent[0]["id"]))
+        wa_message_id = str(sent[0]["id"])
+        return SendAttemptResult(
+            wa_message_id=wa_message_id, report=await self._record_success(attempt, wa_message_id)
+        )
+
+    async def _record_success(self, attempt: SendAttempt, wa_message_id: str) -> SendReport | None:
+        """The send recorded as sent by this try, or None to leave the record to ``record_send_outcome``.
+
+        The upstream has the message now, so nothing here may raise or outlast the try's timeout:
+        either would make the workflow try the send again. A record that fails or would run too long
+        is left to the workflow's own record activity, which is idempotent (a record that committed
+        before failing is only re-read there).
+        """
+        if attempt.outcome_on_success is None:
+            return None
+        budget = seconds_left(activity.info(), datetime.now(UTC)) - RECORD_IN_TRY_MARGIN_SECONDS
+        if budget <= 0:
+            return None
+        outcome = attempt.outcome_on_success.model_copy(update={"wa_message_id": wa_message_id})
+        try:
+            async with asyncio.timeout(budget):
+                return await self._recorder.record(outcome)
+        except Exception as exc:  # noqa: BLE001 - any failure leaves the record to the workflow (above)
+            log.warning(
+                "send outcome not recorded by its try; the workflow records it",
+                extra={"message_id": attempt.message_id, "error": type(exc).__name__},
+            )
+            return None
 
     @activity.defn(name="channel_acquire_slot")
     async def acquire_slot(self, request: SlotRequest) -> float:

@@ -4,7 +4,9 @@ The workflow already holds the upstream's answer in its history, so this
 activity may be retried freely: a message that is no longer ``queued`` was
 recorded by an earlier attempt and is only re-read. The rows are written by
 store functions; the activity returns a typed ``SendReport`` and the API edge
-renders the spec's answer from it.
+renders the spec's answer from it. A try the upstream accepted records its own
+success with the same ``OutcomeRecorder`` (activities/channel.py), and this
+activity is then not called.
 """
 
 from __future__ import annotations
@@ -51,15 +53,19 @@ def _recipient_user_ids(message: Message, contact: Contact | None) -> dict[str, 
     return {"recipient_user_id": message.recipient_bsuid, "recipient_parent_user_id": parent}
 
 
-class SendRecordActivities:
-    """Persist what the upstream answered."""
+class OutcomeRecorder:
+    """Writes a send's outcome; idempotent, so a retry or a second writer only re-reads it.
+
+    Two callers: the ``record_send_outcome`` activity, and a try the upstream accepted, which records
+    its own success (``channel_send`` since the patch "send-outcome-in-try": one local activity per
+    send instead of two).
+    """
 
     def __init__(self, deps: ActivityDeps) -> None:
         self._deps = deps
         self._webhooks = config_from_settings(deps.settings)
 
-    @activity.defn(name="record_send_outcome")
-    async def record_outcome(self, outcome: SendOutcome) -> SendReport:
+    async def record(self, outcome: SendOutcome) -> SendReport:
         """Mark the message sent or failed, store or release its idempotency key, raise its event."""
         event_ids: list[str] = []
         plan = RecordedPlan()
@@ -139,3 +145,15 @@ class SendRecordActivities:
             )
         log.info("send recorded", extra={"message_id": message.id, "status": message.status})
         return report
+
+
+class SendRecordActivities:
+    """Persist what the upstream answered."""
+
+    def __init__(self, deps: ActivityDeps) -> None:
+        self._recorder = OutcomeRecorder(deps)
+
+    @activity.defn(name="record_send_outcome")
+    async def record_outcome(self, outcome: SendOutcome) -> SendReport:
+        """Mark the message sent or failed, store or release its idempotency key, raise its event."""
+        return await self._recorder.record(outcome)

@@ -38,29 +38,6 @@ class UpstreamFailureInfo(BaseModel):
     retry_alternate_phone: bool = False
 
 
-class SendAttempt(BaseModel):
-    message_id: str
-    tenant_id: str
-    phone_number_id: str
-    waba_id: str
-    body: dict[str, Any]
-    # Tries made before this activity's own attempts (the local first try), so its backoff goes on
-    # from there instead of starting again.
-    attempts_before: int = 0
-    # The phone's throughput tier: the try takes one slot of the current second first, and sends
-    # nothing when the second is full (the local first try; the regular activity's retries take none).
-    per_second: int | None = None
-
-
-class SendAttemptResult(BaseModel):
-    """The upstream's message id, a permanent failure (retryable ones are raised), or no slot yet."""
-
-    wa_message_id: str | None = None
-    failure: UpstreamFailureInfo | None = None
-    # Nothing was sent: the phone's current second is full; try again after this many seconds.
-    slot_wait_seconds: float | None = None
-
-
 class SendOutcome(BaseModel):
     message_id: str
     tenant_id: str
@@ -104,6 +81,35 @@ class SendReport(BaseModel):
             "error_message": body["error_message"],
         }
         return {"message_id": body["message_id"], "failure": failure}
+
+
+class SendAttempt(BaseModel):
+    message_id: str
+    tenant_id: str
+    phone_number_id: str
+    waba_id: str
+    body: dict[str, Any]
+    # Tries made before this activity's own attempts (the local first try), so its backoff goes on
+    # from there instead of starting again.
+    attempts_before: int = 0
+    # The phone's throughput tier: the try takes one slot of the current second first, and sends
+    # nothing when the second is full (the local first try; the regular activity's retries take none).
+    per_second: int | None = None
+    # The outcome to record in this try when the upstream accepts (every try since the patch
+    # "send-outcome-in-try"): all but the upstream's id, which the try adds.
+    outcome_on_success: SendOutcome | None = None
+
+
+class SendAttemptResult(BaseModel):
+    """The upstream's message id, a permanent failure (retryable ones are raised), or no slot yet."""
+
+    wa_message_id: str | None = None
+    failure: UpstreamFailureInfo | None = None
+    # Nothing was sent: the phone's current second is full; try again after this many seconds.
+    slot_wait_seconds: float | None = None
+    # The send as recorded by the try itself (the upstream accepted and the outcome committed); None
+    # leaves the record to record_send_outcome, as before the patch "send-outcome-in-try".
+    report: SendReport | None = None
 
 
 class SlotRequest(BaseModel):

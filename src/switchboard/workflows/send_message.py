@@ -9,8 +9,10 @@ throughput slot of the phone's current second, and sends nothing when the
 second is full (the workflow then waits on a timer and tries again: queueing
 when over the tier). Most sends end there; a retryable failure or a timeout
 hands the rest of the retry window to the regular activity, whose durable
-retries run for up to a day. The outcome record is a short write to our own
-database, a local activity too.
+retries run for up to a day. A try the upstream accepted records the send as
+sent itself (one local activity for a send answered first time); every other
+outcome, or a success whose record failed, is recorded by a local activity of
+its own, a short idempotent write to our own database.
 
 The result is a typed ``SendReport`` (the message as sent, or why it failed);
 the API renders the spec's answer from it. Histories recorded before that type
@@ -59,6 +61,9 @@ LOCAL_FIRST_ATTEMPT = "send-local-first-attempt"
 # Runs started before the first try took the throughput slot itself replay a local activity of its
 # own for the slot (channel_acquire_slot) before it.
 SLOT_WITH_FIRST_TRY = "send-slot-with-first-try"
+# Runs whose accepted try was recorded before tries recorded their own success (their try's result holds
+# no report) call record_send_outcome after it; so do later runs whose try could not record.
+OUTCOME_IN_TRY = "send-outcome-in-try"
 
 
 # Outside the sandbox, like DeliverWebhook: one run per send, and the sandbox's fresh import of this
@@ -88,10 +93,14 @@ class SendMessageWorkflow:
                 return await self._record(request, failure=prepared.failure)
             body = with_media_body(body, request.media_type, prepared.media_id)
         result = await self._send(request, body)
+        if (recorded := _recorded_by_try(result)) is not None:
+            return recorded
         sent_to = None
         if result.failure is not None and result.failure.retry_alternate_phone and request.alternate_to:
             sent_to = request.alternate_to
-            result = await self._send(request, {**body, "to": "+" + request.alternate_to})
+            result = await self._send(request, {**body, "to": "+" + request.alternate_to}, sent_to=sent_to)
+            if (recorded := _recorded_by_try(result)) is not None:
+                return recorded
         transient = result.failure is not None and result.failure.code == UNAVAILABLE
         return await self._record(
             request,
@@ -101,13 +110,14 @@ class SendMessageWorkflow:
             transient=transient,
         )
 
-    async def _send(self, request: SendInput, body: dict) -> SendAttemptResult:
+    async def _send(self, request: SendInput, body: dict, *, sent_to: str | None = None) -> SendAttemptResult:
         attempt = SendAttempt(
             message_id=request.message_id,
             tenant_id=request.tenant_id,
             phone_number_id=request.phone_number_id,
             waba_id=request.waba_id,
             body=body,
+            outcome_on_success=_outcome(request, sent_to=sent_to),
         )
         # The retry window comes with the request (SEND_RETRY_WINDOW_SECONDS), not from the policy.
         window = timedelta(seconds=request.retry_window_seconds)
@@ -196,18 +206,42 @@ class SendMessageWorkflow:
         sent_to: str | None = None,
         transient: bool = False,
     ) -> SendReport:
-        outcome = SendOutcome(
-            message_id=request.message_id,
-            tenant_id=request.tenant_id,
-            idempotency_key=request.idempotency_key,
-            wa_message_id=wa_message_id,
-            failure=failure,
-            sent_to=sent_to,
-            transient=transient,
+        outcome = _outcome(
+            request, wa_message_id=wa_message_id, failure=failure, sent_to=sent_to, transient=transient
         )
         return await workflow.execute_local_activity_method(
             SendRecordActivities.record_outcome, outcome, **LOCAL_WRITE
         )
+
+
+def _outcome(
+    request: SendInput,
+    *,
+    wa_message_id: str | None = None,
+    failure: UpstreamFailureInfo | None = None,
+    sent_to: str | None = None,
+    transient: bool = False,
+) -> SendOutcome:
+    return SendOutcome(
+        message_id=request.message_id,
+        tenant_id=request.tenant_id,
+        idempotency_key=request.idempotency_key,
+        wa_message_id=wa_message_id,
+        failure=failure,
+        sent_to=sent_to,
+        transient=transient,
+    )
+
+
+def _recorded_by_try(result: SendAttemptResult) -> SendReport | None:
+    """The report of a try that recorded the send itself (the run ends with it), else None.
+
+    The patch is asked only when the try's result holds a report: a history recorded before the patch
+    holds none and goes on to record_send_outcome, as it did.
+    """
+    if result.report is not None and workflow.patched(OUTCOME_IN_TRY):
+        return result.report
+    return None
 
 
 UNAVAILABLE = UPSTREAM_UNAVAILABLE_CODE

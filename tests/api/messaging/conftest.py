@@ -6,6 +6,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from switchboard.activities.deps import ActivityDeps
+from switchboard.store.database import create_engine
+from switchboard.worker import build_deps, close_deps
 from tests.support.fake_channel import FakeChannel
 from tests.support.http_server import serve_app
 
@@ -26,3 +29,15 @@ def channel(fake_channel: tuple[FakeChannel, str]) -> FakeChannel:
 def settings(settings, fake_channel):  # type: ignore[no-untyped-def]
     """The session settings, pointed at this test's fake upstream."""
     return settings.model_copy(update={"channel_api_base_url": fake_channel[1], "send_wait_seconds": 10.0})
+
+
+@pytest.fixture
+async def deps(settings, temporal_env, database_url) -> AsyncIterator[ActivityDeps]:  # type: ignore[no-untyped-def]
+    """A worker's activity dependencies on this test's database (the send activities run directly)."""
+    engine = create_engine(database_url)
+    built = build_deps(temporal_env.client, settings, engine)
+    try:
+        yield built
+    finally:
+        await close_deps(built)
+        await engine.dispose()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -15,7 +14,6 @@ from switchboard.activities.channel import SLOT_RETRY_SECONDS, ChannelActivities
 from switchboard.activities.deps import ActivityDeps
 from switchboard.models.send import SendAttempt, SlotRequest
 from switchboard.store.database import create_engine
-from switchboard.worker import build_deps, close_deps
 from tests.support.fake_channel import FakeChannel
 from tests.support.tenants import TenantFixture
 
@@ -95,18 +93,6 @@ async def test_a_queue_over_the_limit_answers_429(
     assert "X-Idempotent-Replay" not in accepted.headers
     await wait_all_sent(app_client, tenant, 4)
     assert len(channel.sends) == 4
-
-
-@pytest.fixture
-async def deps(settings, temporal_env, database_url) -> AsyncIterator[ActivityDeps]:
-    """A worker's activity dependencies on this test's database (the send activities run directly)."""
-    engine = create_engine(database_url)
-    built = build_deps(temporal_env.client, settings, engine)
-    try:
-        yield built
-    finally:
-        await close_deps(built)
-        await engine.dispose()
 
 
 def first_try(tenant: TenantFixture, message_id: str, *, per_second: int) -> SendAttempt:
