@@ -50,8 +50,9 @@ format: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-# Every bench on the embedded defaults (one process, SQLite), then the send and inbound benches in the
-# deployed shape: PostgreSQL, `switchboard api --workers 2` and `switchboard worker` as their own processes.
+# Every bench on the embedded defaults (SQLite; the API and the worker a process each, as `switchboard dev`
+# runs them), then the send and inbound benches in the deployed shape: PostgreSQL,
+# `switchboard api --workers 2` and `switchboard worker` as their own processes.
 BENCH_POSTGRES ?= postgresql+psycopg://postgres@127.0.0.1:5432/postgres
 
 bench: $(STAMP)

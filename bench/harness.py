@@ -316,7 +316,7 @@ class CpuMeter:
             name: sum(_proc_cpu_seconds(pid) for pid in _descendants(root))
             for name, root in self._roots.items()
         }
-        # This process: the load client, fake servers and, when embedded, the API and worker too.
+        # This process: the load client, the fake servers and the baselines' workers.
         totals["bench process"] = time.process_time()
         return totals
 
@@ -337,25 +337,11 @@ def cpu_line(label: str, per_unit: dict[str, float]) -> str:
 
 
 @asynccontextmanager
-async def embedded_or_processes(client: Any, settings: Any, *, processes: bool) -> AsyncIterator[str]:
-    """The service under test: in this process (API and worker sharing its loop) or as its own processes."""
-    if processes:
-        async with service_processes(settings) as url:
-            yield url
-        return
-    from switchboard.api.app import create_app
-    from switchboard.store.database import create_engine
-    from switchboard.worker import build_deps, build_worker, close_deps
-
-    engine = create_engine(settings.database_url)
-    deps = build_deps(client, settings, engine)
-    try:
-        async with build_worker(client, deps, max_concurrent=100), serve_app(create_app(settings)) as url:
-            await _settled([])
-            yield url
-    finally:
-        await close_deps(deps)
-        await engine.dispose()
+async def service_under_test(settings: Any, *, deployed: bool) -> AsyncIterator[str]:
+    """The service as `switchboard dev` runs it (one API process, one worker process) or as deployed
+    (``deployed``: `switchboard api --workers 2` and a worker); yields the API's base URL."""
+    async with service_processes(settings, api_workers=2 if deployed else 1) as url:
+        yield url
 
 
 def results_section(name: str, database_url: str, *, processes: bool) -> str:
@@ -396,7 +382,7 @@ async def _settled(
 
 @asynccontextmanager
 async def service_processes(settings: Any, *, api_workers: int = 2) -> AsyncIterator[str]:
-    """The deployed shape: `switchboard api --workers N` and `switchboard worker` as their own processes.
+    """`switchboard api --workers N` and `switchboard worker` as their own processes (dev: N = 1).
 
     Yields the API's base URL once /healthz answers 200; both processes are stopped on exit. Their pids
     are in SERVICE_PIDS meanwhile (for CpuMeter).
@@ -467,7 +453,7 @@ __all__ = [
     "temporal_server_pid",
     "postgres_server_pid",
     "SERVICE_PIDS",
-    "embedded_or_processes",
+    "service_under_test",
     "results_section",
     "settings_env",
     "load",

@@ -8,8 +8,8 @@
 
 Run: .venv/bin/python bench/inbound_to_webhook.py [--payloads N] [--concurrency C]
          [--database-url postgresql+psycopg://postgres@127.0.0.1:5432/test] [--processes]
-(--database-url and --processes as in send_throughput.py: a PostgreSQL database, the API and worker as
-their own processes.)
+(--database-url and --processes as in send_throughput.py: a PostgreSQL database, the API with two
+uvicorn workers as deployed; by default the API and worker run as `switchboard dev` runs them.)
 Loopback only; bounded in count and time. If the webhook side (POST /v1/webhooks and the dispatch
 workflows) is missing, only the accept figures and the baseline are printed.
 """
@@ -38,7 +38,6 @@ from harness import (
     bench_settings,
     cpu_line,
     database_label,
-    embedded_or_processes,
     figures_dict,
     fresh_database_url,
     goal_line,
@@ -47,6 +46,7 @@ from harness import (
     record_results,
     results_section,
     serve_app,
+    service_under_test,
     temporal_dev_server,
     temporal_server_pid,
     warm_up,
@@ -256,7 +256,7 @@ async def main(args: argparse.Namespace) -> None:
         waiters: dict[str, asyncio.Event] = {}
         all_arrived = asyncio.Event()
         async with (
-            embedded_or_processes(env.client, settings, processes=args.processes) as api_url,
+            service_under_test(settings, deployed=args.processes) as api_url,
             serve_app(receiver_app(arrivals, waiters, all_arrived, args.payloads)) as receiver_url,
             httpx.AsyncClient(base_url=api_url, timeout=60) as client,
         ):
@@ -350,7 +350,11 @@ async def main(args: argparse.Namespace) -> None:
                         seconds=args.offered_seconds,
                         wait=args.wait,
                     )
-    shape = "API (2 workers) and worker as processes" if args.processes else "API and worker in one process"
+    shape = (
+        "API (2 workers) and worker as processes"
+        if args.processes
+        else "API and worker as processes, as `switchboard dev` runs them"
+    )
     senders = f"{args.users} returning users" if args.users else "a new user per message"
     print(
         f"Inbound to webhook (loopback, {database_label(settings.database_url)}, Temporal dev server, {shape}, "
@@ -442,7 +446,9 @@ if __name__ == "__main__":
         default=None,
         help="send from this many returning users (default: a new user each)",
     )
-    parser.add_argument("--processes", action="store_true", help="API and worker as their own processes")
+    parser.add_argument(
+        "--processes", action="store_true", help="the API with 2 uvicorn workers, as deployed"
+    )
     parser.add_argument(
         "--offered-seconds",
         type=float,

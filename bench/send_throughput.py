@@ -6,9 +6,10 @@
 
 Run: .venv/bin/python bench/send_throughput.py [--sandbox N] [--live N] [--concurrency C]
          [--database-url postgresql+psycopg://postgres@127.0.0.1:5432/test] [--processes]
-By default the API and the worker run in this process on a fresh SQLite file; --database-url runs them on
-a fresh database of that PostgreSQL server, and --processes runs them as the deployment does:
-`switchboard api --workers 2` and `switchboard worker` as their own processes. Loopback only.
+By default the API and the worker run as `switchboard dev` runs them (`switchboard api` and `switchboard
+worker`, a process each) on a fresh SQLite file; --database-url runs them on a fresh database of that
+PostgreSQL server, and --processes as the deployment does: `switchboard api --workers 2` and
+`switchboard worker`. Loopback only.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from harness import (
     bench_settings,
     cpu_line,
     database_label,
-    embedded_or_processes,
     figures_dict,
     fresh_database_url,
     goal_line,
@@ -37,6 +37,7 @@ from harness import (
     record_results,
     results_section,
     serve_app,
+    service_under_test,
     temporal_dev_server,
     temporal_server_pid,
     warm_up,
@@ -73,7 +74,7 @@ async def main(args: argparse.Namespace) -> None:
                 channel_api_base_url=sim_url,
                 api_key_cache_seconds=60.0,
             )
-            async with embedded_or_processes(env.client, settings, processes=args.processes) as api_url:
+            async with service_under_test(settings, deployed=args.processes) as api_url:
                 async with httpx.AsyncClient(base_url=api_url, timeout=60) as client:
                     tenant = await provision_tenant(client, settings.switchboard_admin_key, plan="enterprise")
                     await client.patch(
@@ -182,7 +183,11 @@ async def main(args: argparse.Namespace) -> None:
                 concurrency=args.concurrency,
             )
             workflow_cpu = cpu.per_unit_ms(workflow_figures.count)
-    shape = "API (2 workers) and worker as processes" if args.processes else "API and worker in one process"
+    shape = (
+        "API (2 workers) and worker as processes"
+        if args.processes
+        else "API and worker as processes, as `switchboard dev` runs them"
+    )
     print(
         f"Send throughput (loopback, {database_label(settings.database_url)}, Temporal dev server, {shape}, "
         "2 cores shared by client and servers)"
@@ -236,5 +241,7 @@ if __name__ == "__main__":
     parser.add_argument("--live", type=int, default=200)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL"))
-    parser.add_argument("--processes", action="store_true", help="API and worker as their own processes")
+    parser.add_argument(
+        "--processes", action="store_true", help="the API with 2 uvicorn workers, as deployed"
+    )
     asyncio.run(main(parser.parse_args()))

@@ -38,7 +38,7 @@ def dev(
 
     ensure_dev_env()
     configure_logging(Settings().log_level)
-    asyncio.run(
+    status = asyncio.run(
         run_dev(
             api_port=api_port,
             sim_port=simulator_port,
@@ -47,6 +47,7 @@ def dev(
             verbose=verbose,
         )
     )
+    raise typer.Exit(status)
 
 
 @app.command()
@@ -63,10 +64,10 @@ def api(host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
 
 @app.command()
 def worker() -> None:
-    """Run a Temporal worker (same as `python -m switchboard.worker`)."""
-    from switchboard.worker import run_worker
+    """Run a Temporal worker (same as `python -m switchboard.worker`); SIGTERM or Ctrl-C stops it cleanly."""
+    from switchboard.worker import run_until_signalled
 
-    asyncio.run(run_worker(cli_settings()))
+    asyncio.run(run_until_signalled(cli_settings()))
 
 
 @app.command()

