@@ -163,8 +163,9 @@ def _server(app: Any, host: str, port: int) -> uvicorn.Server:
     return server
 
 
-# How long a service process gets to finish its in-flight work after SIGTERM before it is killed.
-STOP_GRACE_SECONDS = 15.0
+# How long a service process gets to finish its in-flight work after SIGTERM before it is killed: longer
+# than the worker's own grace for its activities (worker.GRACEFUL_SHUTDOWN).
+STOP_GRACE_SECONDS = 25.0
 
 
 async def start_service(*args: str) -> asyncio.subprocess.Process:
@@ -172,26 +173,45 @@ async def start_service(*args: str) -> asyncio.subprocess.Process:
     return await asyncio.create_subprocess_exec(sys.executable, "-m", "switchboard.cli", *args)
 
 
+async def serve_quietly(server: uvicorn.Server) -> None:
+    """Serve until told to exit; a port uvicorn cannot bind ends the task instead of the whole command.
+
+    uvicorn answers a bind failure with ``sys.exit``, which asyncio re-raises out of the event loop: the
+    command would stop without stopping its children.
+    """
+    try:
+        await server.serve()
+    except SystemExit:
+        return
+
+
 async def wait_until_up(
     api_port: int,
     services: list[asyncio.subprocess.Process],
     *,
-    also: Callable[[], bool] = lambda: True,
+    also: Callable[[], bool | None] = lambda: True,
+    stop: asyncio.Event | None = None,
     limit: float = 60.0,
 ) -> bool:
-    """Whether the API's /healthz answered 200 and ``also`` held within ``limit`` s, every service still up."""
+    """Whether the API's /healthz answered 200 and ``also`` held within ``limit`` s, every service still up.
+
+    ``also`` answering None means "never will" (the simulator's task ended); a set ``stop`` ends the wait.
+    """
     import httpx
 
     deadline = asyncio.get_running_loop().time() + limit
     async with httpx.AsyncClient(timeout=2) as client:
         while asyncio.get_running_loop().time() < deadline:
-            if any(service.returncode is not None for service in services):
+            if any(service.returncode is not None for service in services) or (stop and stop.is_set()):
+                return False
+            ready = also()
+            if ready is None:
                 return False
             try:
                 healthy = (await client.get(f"http://127.0.0.1:{api_port}/healthz")).status_code == 200
             except httpx.TransportError:
                 healthy = False
-            if healthy and also():
+            if healthy and ready:
                 return True
             await asyncio.sleep(0.1)
     return False
@@ -203,16 +223,18 @@ def _exit_status(returncode: int) -> int:
 
 
 async def stop_services(services: list[asyncio.subprocess.Process]) -> None:
-    """SIGTERM each service still running, then SIGKILL what outlives the grace period."""
-    for service in services:
+    """SIGTERM every service still running, then SIGKILL what outlives the grace period."""
+
+    async def stop(service: asyncio.subprocess.Process) -> None:
         if service.returncode is None:
             service.terminate()
-    for service in services:
         try:
             await asyncio.wait_for(service.wait(), timeout=STOP_GRACE_SECONDS)
         except TimeoutError:
             service.kill()
             await service.wait()
+
+    await asyncio.gather(*(stop(service) for service in services))
 
 
 async def run_dev(
@@ -252,13 +274,18 @@ async def run_dev(
             "127.0.0.1",
             sim_port,
         )
-        sim_task = asyncio.create_task(sim.serve())
-        # The children inherit the environment this process built (ports, secrets, the fake model).
-        services = [
-            await start_service("api", "--host", "127.0.0.1", "--port", str(api_port)),
-            await start_service("worker"),
-        ]
-        up = await wait_until_up(api_port, services, also=lambda: sim.started)
+        busy = [port for port in (api_port, sim_port) if _port_open("127.0.0.1", port)]
+        sim_task = asyncio.create_task(serve_quietly(sim) if not busy else asyncio.sleep(0))
+        if not busy:
+            # The children inherit the environment this process built (ports, secrets, the fake model).
+            services.append(await start_service("api", "--host", "127.0.0.1", "--port", str(api_port)))
+            services.append(await start_service("worker"))
+        up = bool(services) and await wait_until_up(
+            api_port,
+            services,
+            also=lambda: sim.started or (None if sim_task.done() else False),
+            stop=stop,
+        )
         if up:
             typer.echo(
                 banner(
@@ -278,9 +305,12 @@ async def run_dev(
             for waiter in waiters:
                 if waiter is not sim_task:
                     waiter.cancel()
-        else:
+        elif busy:
+            typer.echo(f"Switchboard could not start: port {busy[0]} is in use; stopping.", err=True)
+        elif not stop.is_set():
             typer.echo(
-                f"Switchboard could not start (is port {api_port} or {sim_port} in use?); stopping.",
+                f"Switchboard could not start (is port {sim_port} in use, or did the API or the worker "
+                "fail? their errors are above); stopping.",
                 err=True,
             )
         if not stop.is_set():
@@ -288,8 +318,7 @@ async def run_dev(
             status = next((_exit_status(s.returncode) for s in services if s.returncode), 1)
         sim.should_exit = True
         await stop_services(services)
-        # A simulator that could not bind its port ended its task with an error: reported above.
-        await asyncio.gather(sim_task, return_exceptions=True)
+        await sim_task
     finally:
         if services:
             await stop_services(services)

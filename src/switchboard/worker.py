@@ -100,10 +100,24 @@ def workflow_runner(settings: Settings) -> WorkflowRunner:
     return SANDBOX if settings.temporal_workflow_sandbox else UnsandboxedWorkflowRunner()
 
 
-def build_worker(client: Client, deps: ActivityDeps, *, max_concurrent: int | None = None) -> Worker:
+# How long a stopping worker lets its activities finish before cancelling them: longer than a send try's
+# timeout (15 s, workflows/policies.py), so a try the upstream already accepted reports its id instead of
+# failing and being sent again.
+GRACEFUL_SHUTDOWN = timedelta(seconds=20)
+
+
+def build_worker(
+    client: Client,
+    deps: ActivityDeps,
+    *,
+    max_concurrent: int | None = None,
+    graceful_shutdown: timedelta = timedelta(),
+) -> Worker:
     """A worker on the configured task queue with every workflow and activity.
 
     Slots come from the WORKER_* settings; ``max_concurrent`` overrides the activity slots (tests, benches).
+    ``graceful_shutdown`` is how long activities may finish after shutdown starts (the SDK's default, none,
+    for tests; ``GRACEFUL_SHUTDOWN`` for the worker process).
     """
     settings = deps.settings
     return Worker(
@@ -116,6 +130,7 @@ def build_worker(client: Client, deps: ActivityDeps, *, max_concurrent: int | No
         max_concurrent_workflow_tasks=settings.worker_max_concurrent_workflow_tasks,
         max_cached_workflows=settings.worker_max_cached_workflows,
         workflow_runner=workflow_runner(settings),
+        graceful_shutdown_timeout=graceful_shutdown,
     )
 
 
@@ -152,7 +167,7 @@ async def run_worker(settings: Settings, *, stop: asyncio.Event | None = None) -
     client = await connect_temporal(settings, lazy=False)
     await ensure_schedules(client, settings)
     deps = build_deps(client, settings, engine)
-    worker = build_worker(client, deps)
+    worker = build_worker(client, deps, graceful_shutdown=GRACEFUL_SHUTDOWN)
     log.info("worker started", extra={"task_queue": settings.temporal_task_queue})
     try:
         if stop is None:

@@ -2,7 +2,8 @@
 
 Run as a newcomer runs it, in an empty directory on free ports: the Temporal dev server, the API and
 the worker are children of the command, a live send goes through all of them and the simulator, and
-Ctrl-C (SIGINT to the command alone) or a dying service stops every child.
+Ctrl-C (SIGINT to the command's whole process group, as a terminal sends it) or a dying service stops
+every child; a port already in use stops it before any service starts.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -64,12 +66,11 @@ async def _all_gone(pids: list[int]) -> bool:
     return False
 
 
-@pytest.fixture
-async def dev(tmp_path: Path) -> AsyncIterator[Dev]:
-    api_port, sim_port, temporal_port, ui_port = (free_port() for _ in range(4))
+async def start_dev(cwd: Path, api_port: int) -> asyncio.subprocess.Process:
+    """`switchboard dev` in ``cwd``, in a process group of its own (as a terminal runs it)."""
+    sim_port, temporal_port, ui_port = (free_port() for _ in range(3))
     env = {name: value for name, value in os.environ.items() if not name.upper().startswith(LEAKY)}
-    stderr = tmp_path / "stderr.log"
-    process = await asyncio.create_subprocess_exec(
+    return await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
         "switchboard.cli",
@@ -82,11 +83,27 @@ async def dev(tmp_path: Path) -> AsyncIterator[Dev]:
         str(temporal_port),
         "--temporal-ui-port",
         str(ui_port),
-        cwd=tmp_path,
+        cwd=cwd,
         env=env,
         stdout=asyncio.subprocess.PIPE,
-        stderr=stderr.open("wb"),
+        stderr=(cwd / "stderr.log").open("wb"),
+        start_new_session=True,
     )
+
+
+def kill_group(process: asyncio.subprocess.Process) -> None:
+    """SIGKILL the command's whole process group, children included (a failed test leaks nothing)."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+@pytest.fixture
+async def dev(tmp_path: Path) -> AsyncIterator[Dev]:
+    api_port = free_port()
+    stderr = tmp_path / "stderr.log"
+    process = await start_dev(tmp_path, api_port)
     assert process.stdout is not None
     banner: dict[str, str] = {}
     try:
@@ -101,8 +118,8 @@ async def dev(tmp_path: Path) -> AsyncIterator[Dev]:
                     banner["phone number"] = words[-1].rstrip(")")
         yield Dev(process, f"http://127.0.0.1:{api_port}", banner["live key"], banner["phone number"], stderr)
     finally:
+        kill_group(process)
         if process.returncode is None:
-            process.kill()
             await process.wait()
 
 
@@ -124,7 +141,7 @@ async def test_dev_runs_api_and_worker_as_processes_and_ctrl_c_stops_them_all(de
         )
     assert sent.status_code == 201, sent.text
     assert sent.json()["status"] == "sent" and sent.json()["wa_message_id"]
-    dev.process.send_signal(signal.SIGINT)
+    os.killpg(dev.process.pid, signal.SIGINT)  # Ctrl-C in a terminal: the whole foreground group
     assert await asyncio.wait_for(dev.process.wait(), timeout=60) == 0
     assert await _all_gone(list(children))
     assert '"worker stopped"' in dev.stderr.read_text()  # the worker shut down, not killed
@@ -134,8 +151,24 @@ async def test_a_dying_service_stops_dev_with_a_failure(dev: Dev) -> None:
     children = dev.children()
     [worker] = [pid for pid, cmd in children.items() if "switchboard.cli worker" in cmd]
     os.kill(worker, signal.SIGKILL)
-    assert await asyncio.wait_for(dev.process.wait(), timeout=60) != 0
+    assert await asyncio.wait_for(dev.process.wait(), timeout=60) == 128 + signal.SIGKILL
     assert await _all_gone(list(children))
     with pytest.raises(httpx.TransportError):
         async with httpx.AsyncClient(timeout=2) as client:
             await client.get(f"{dev.api}/healthz")
+
+
+async def test_a_port_in_use_stops_dev_before_it_starts_a_service(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        process = await start_dev(tmp_path, port)
+        try:
+            out, _ = await asyncio.wait_for(process.communicate(), timeout=120)
+        finally:
+            kill_group(process)
+    assert process.returncode == 1
+    stderr = (tmp_path / "stderr.log").read_text()
+    assert f"port {port} is in use" in stderr
+    assert b"Switchboard is running" not in out

@@ -44,9 +44,12 @@ log = logging.getLogger("switchboard.channel")
 
 # How long a send whose throughput slot could not be written (a database error) waits before its next try.
 SLOT_RETRY_SECONDS = 1.0
-# A try records its own success only if this much of its timeout would be left after the record's
-# longest allowed run: a try that timed out after the upstream accepted would be sent again.
-RECORD_IN_TRY_MARGIN_SECONDS = 1.0
+# A try records its own success only within what is left of its timeout less this margin, and for at
+# most RECORD_IN_TRY_MAX_SECONDS: a try that timed out after the upstream accepted would be sent again.
+# The margin covers a busy event loop firing the record's timeout late, the rollback after it, and (for
+# the regular activity, whose start time is the server's) clock skew.
+RECORD_IN_TRY_MARGIN_SECONDS = 3.0
+RECORD_IN_TRY_MAX_SECONDS = 5.0
 
 
 def seconds_left(info: activity.Info, now: datetime) -> float:
@@ -164,7 +167,8 @@ class ChannelActivities:
         """
         if attempt.outcome_on_success is None:
             return None
-        budget = seconds_left(activity.info(), datetime.now(UTC)) - RECORD_IN_TRY_MARGIN_SECONDS
+        left = seconds_left(activity.info(), datetime.now(UTC)) - RECORD_IN_TRY_MARGIN_SECONDS
+        budget = min(left, RECORD_IN_TRY_MAX_SECONDS)
         if budget <= 0:
             return None
         outcome = attempt.outcome_on_success.model_copy(update={"wa_message_id": wa_message_id})
@@ -172,11 +176,18 @@ class ChannelActivities:
             async with asyncio.timeout(budget):
                 return await self._recorder.record(outcome)
         except Exception as exc:  # noqa: BLE001 - any failure leaves the record to the workflow (above)
-            log.warning(
-                "send outcome not recorded by its try; the workflow records it",
-                extra={"message_id": attempt.message_id, "error": type(exc).__name__},
-            )
-            return None
+            error = type(exc).__name__
+        except asyncio.CancelledError:
+            # The worker is stopping past its grace period: answer the id rather than fail the try.
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+            error = "CancelledError"
+        log.warning(
+            "send outcome not recorded by its try; the workflow records it",
+            extra={"message_id": attempt.message_id, "error": error},
+        )
+        return None
 
     @activity.defn(name="channel_acquire_slot")
     async def acquire_slot(self, request: SlotRequest) -> float:

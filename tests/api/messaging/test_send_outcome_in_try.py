@@ -19,6 +19,7 @@ from temporalio.testing import ActivityEnvironment
 
 from switchboard.activities.channel import RECORD_IN_TRY_MARGIN_SECONDS, ChannelActivities, seconds_left
 from switchboard.activities.deps import ActivityDeps
+from switchboard.activities.sends import SendRecordActivities
 from switchboard.domain.events import MESSAGE_SENT
 from switchboard.models.send import SendAttempt, SendOutcome
 from switchboard.settings import Settings
@@ -121,6 +122,28 @@ async def test_a_try_near_its_timeout_leaves_the_record_to_the_workflow(
     result = await late.run(ChannelActivities(deps).send, accepted_try(tenant, message_id))
     assert result.wa_message_id and result.report is None
     assert (await message(app_client, tenant, message_id))["status"] == "queued"
+    assert len(channel.sends) == 1
+
+
+async def test_a_record_cut_short_by_its_budget_leaves_a_consistent_send_for_the_workflow(
+    app_client: httpx.AsyncClient,
+    tenant: TenantFixture,
+    deps: ActivityDeps,
+    channel: FakeChannel,
+    settings: Settings,
+):
+    """Half a millisecond of budget: the record is cut wherever it was (before or after its commit), the try
+    still answers the id, and the workflow's record_send_outcome then leaves one sent message, one event."""
+    message_id = await queued_message(app_client, tenant)
+    tight = try_started(15.0 - RECORD_IN_TRY_MARGIN_SECONDS - 0.0005)
+    result = await tight.run(ChannelActivities(deps).send, accepted_try(tenant, message_id))
+    assert result.wa_message_id and result.report is None
+    outcome = SendOutcome(message_id=message_id, tenant_id=tenant.id, wa_message_id=result.wa_message_id)
+    report = await ActivityEnvironment().run(SendRecordActivities(deps).record_outcome, outcome)
+    assert report.sent is not None and report.sent.wa_message_id == result.wa_message_id
+    stored = await message(app_client, tenant, message_id)
+    assert (stored["status"], stored["wa_message_id"]) == ("sent", result.wa_message_id)
+    assert len(of_kind(await events(settings, tenant.id), MESSAGE_SENT)) == 1
     assert len(channel.sends) == 1
 
 
