@@ -14,6 +14,7 @@ so a storm of refused requests costs no database writes.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -55,6 +56,12 @@ class RateLimiter:
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
         self._leases: OrderedDict[tuple[str, str], _Lease] = OrderedDict()
+        # SQLite has one writer, and a write that finds the file locked sleeps in its busy handler (1 ms
+        # growing to 100 ms a try): this process's lease writes take turns in the event loop instead, as
+        # the inbound apply's item transactions do (activities/inbound_apply.py).
+        self._write_turn: contextlib.AbstractAsyncContextManager[object] = (
+            asyncio.Lock() if engine.dialect.name == "sqlite" else contextlib.nullcontext()
+        )
 
     async def check(self, key_id: str, limits: Limits, *, now: float) -> Decision:
         """Admit or refuse one request; the figures for the rate-limit headers."""
@@ -105,7 +112,7 @@ class RateLimiter:
             if lease.bucket != bucket:
                 lease.bucket, lease.available, lease.shared_count, lease.exhausted = bucket, 0, 0, False
             if lease.available == 0 and not lease.exhausted:
-                async with self._engine.begin() as conn:
+                async with self._write_turn, self._engine.begin() as conn:
                     granted, count = await rate_limits.lease(
                         conn, bucket, want=max(1, limit // share), limit=limit, expires_at=expires_at
                     )
