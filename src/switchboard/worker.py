@@ -185,7 +185,8 @@ async def run_until_signalled(settings: Settings) -> None:
 
     Without handlers either signal ends the process on the spot (a traceback for Ctrl-C), and the
     activities it held are retried only once their timeouts pass on the server. The worker's shutdown
-    stops polling and fails what it still holds, so Temporal retries it at once, and closes the pools.
+    stops polling, lets its activities finish for ``GRACEFUL_SHUTDOWN``, fails what is still running
+    then (Temporal retries it at once elsewhere), and closes the pools.
     """
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
