@@ -189,29 +189,26 @@ async def wait_until_up(
     api_port: int,
     services: list[asyncio.subprocess.Process],
     *,
-    also: Callable[[], bool | None] = lambda: True,
-    stop: asyncio.Event | None = None,
+    ready: Callable[[], bool] = lambda: True,
+    given_up: Callable[[], bool] = lambda: False,
     limit: float = 60.0,
 ) -> bool:
-    """Whether the API's /healthz answered 200 and ``also`` held within ``limit`` s, every service still up.
+    """Whether the API's /healthz answered 200 and ``ready`` held within ``limit`` s.
 
-    ``also`` answering None means "never will" (the simulator's task ended); a set ``stop`` ends the wait.
+    False as soon as a service exits or ``given_up`` holds (Ctrl-C, the simulator's task ended).
     """
     import httpx
 
     deadline = asyncio.get_running_loop().time() + limit
     async with httpx.AsyncClient(timeout=2) as client:
         while asyncio.get_running_loop().time() < deadline:
-            if any(service.returncode is not None for service in services) or (stop and stop.is_set()):
-                return False
-            ready = also()
-            if ready is None:
+            if given_up() or any(service.returncode is not None for service in services):
                 return False
             try:
                 healthy = (await client.get(f"http://127.0.0.1:{api_port}/healthz")).status_code == 200
             except httpx.TransportError:
                 healthy = False
-            if healthy and ready:
+            if healthy and ready():
                 return True
             await asyncio.sleep(0.1)
     return False
@@ -283,8 +280,8 @@ async def run_dev(
         up = bool(services) and await wait_until_up(
             api_port,
             services,
-            also=lambda: sim.started or (None if sim_task.done() else False),
-            stop=stop,
+            ready=lambda: sim.started,
+            given_up=lambda: stop.is_set() or sim_task.done(),
         )
         if up:
             typer.echo(
