@@ -354,7 +354,7 @@ def results_section(name: str, database_url: str, *, processes: bool) -> str:
 async def _settled(
     roots: list[int], *, window: float = 0.5, quiet_seconds: float = 0.02, limit: float = 30.0
 ) -> None:
-    """Wait until the process trees of ``roots`` (none: this process) are idle: a finished start-up.
+    """Wait until the process trees of ``roots`` are idle: a finished start-up.
 
     /healthz answers as soon as one uvicorn worker is up, while the other and the Temporal worker may still
     be importing and registering for a second or two. That CPU would be charged to the first phase's units
@@ -362,8 +362,6 @@ async def _settled(
     """
 
     def used() -> float:
-        if not roots:
-            return time.process_time()
         return sum(_proc_cpu_seconds(pid) for root in roots for pid in _descendants(root))
 
     deadline = time.monotonic() + limit
