@@ -2,17 +2,29 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from collections.abc import AsyncIterator
 from datetime import timedelta
 
 import httpx
 import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import Route
 
 from switchboard.activities.tools.egress import EgressGuard
 from switchboard.activities.tools.http_client import GuardedTransport
 from switchboard.activities.webhooks.config import WebhookConfig, config_from_settings
-from switchboard.activities.webhooks.http import delivery_headers, envelope_body, post_once
+from switchboard.activities.webhooks.http import (
+    DRAIN_BYTES,
+    DRAIN_SECONDS,
+    delivery_headers,
+    envelope_body,
+    post_once,
+)
 from switchboard.domain.signatures import verify_service_signature
 from switchboard.domain.webhook_policy import WebhookPolicy
 from tests.conftest import make_settings
@@ -106,6 +118,72 @@ async def test_the_egress_guard_refuses_loopback_outside_development(receiver):
         outcome = await post_once(guarded, f"{base_url}/hook", body=b"{}", headers={}, limit_seconds=2)
     assert outcome.status_code is None and "refused" in outcome.error
     assert hook.requests == []
+
+
+class _KeepAliveReceiver:
+    """Answers 200 with a chosen body; records the client port of each request (one port, one connection)."""
+
+    def __init__(self, body: bytes = b"ok", *, trickle_seconds: float = 0.0) -> None:
+        self.body = body
+        self.trickle_seconds = trickle_seconds
+        self.ports: list[int] = []
+
+    def app(self) -> Starlette:
+        async def hook(request: Request) -> Response:
+            await request.body()
+            self.ports.append(request.scope["client"][1])
+            if not self.trickle_seconds:
+                return Response(self.body, status_code=200)
+
+            async def slowly() -> AsyncIterator[bytes]:
+                yield b"first"
+                await asyncio.sleep(self.trickle_seconds)
+                yield b"late"
+
+            return StreamingResponse(slowly(), status_code=200)
+
+        return Starlette(routes=[Route("/hook", hook, methods=["POST"])])
+
+
+@pytest.fixture
+async def guarded() -> AsyncIterator[httpx.AsyncClient]:
+    """The client as the worker builds it: pooled, through the egress guard (loopback allowed)."""
+    transport = GuardedTransport(EgressGuard(allow_private=True), limits=httpx.Limits(max_connections=4))
+    async with httpx.AsyncClient(transport=transport) as client:
+        yield client
+
+
+async def test_successive_deliveries_share_one_connection(guarded):
+    hook = _KeepAliveReceiver(b'{"received":true}')
+    async with serve_app(hook.app()) as base_url:
+        outcomes = [
+            await post_once(guarded, f"{base_url}/hook", body=b"{}", headers={}, limit_seconds=5)
+            for _ in range(3)
+        ]
+    assert [o.status_code for o in outcomes] == [200, 200, 200]
+    assert len(hook.ports) == 3 and len(set(hook.ports)) == 1
+
+
+async def test_a_long_success_body_is_left_unread_and_still_a_success(guarded):
+    hook = _KeepAliveReceiver(b"x" * (DRAIN_BYTES * 4))
+    async with serve_app(hook.app()) as base_url:
+        first = await post_once(guarded, f"{base_url}/hook", body=b"{}", headers={}, limit_seconds=5)
+        second = await post_once(guarded, f"{base_url}/hook", body=b"{}", headers={}, limit_seconds=5)
+    assert (first.status_code, first.error, second.status_code) == (200, None, 200)
+    # Its connection was closed, not kept with half a body in it.
+    assert len(set(hook.ports)) == 2
+
+
+async def test_a_success_whose_body_never_ends_is_a_success_within_the_drain_bound(guarded):
+    hook = _KeepAliveReceiver(trickle_seconds=30)
+    async with serve_app(hook.app()) as base_url:
+        started = time.monotonic()
+        outcome = await post_once(guarded, f"{base_url}/hook", body=b"{}", headers={}, limit_seconds=0.5)
+        took = time.monotonic() - started
+    assert (outcome.status_code, outcome.error, outcome.timed_out) == (200, None, False)
+    # The read ended at the drain's bound (or the client's per-read timeout, if sooner), not the body's 30 s.
+    assert took < DRAIN_SECONDS + 5
+    assert outcome.latency_ms < 500
 
 
 @pytest.mark.parametrize(

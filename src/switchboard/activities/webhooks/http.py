@@ -2,9 +2,16 @@
 
 The body is serialised once and those exact bytes are signed and sent.
 Redirects are never followed (a 3xx is a failure, as with Svix, Stripe and
-GitHub), the whole exchange must finish within the request timeout, and at
-most a short snippet of the response is read for the attempt record. Outside
-development the destination must resolve to public addresses only.
+GitHub), the answer's status and headers must arrive within the request
+timeout, and at most a short snippet of a failure's body is read for the
+attempt record. Outside development the destination must resolve to public
+addresses only.
+
+A 2xx answer's short body is read to its end even though nothing keeps it:
+httpx closes a connection whose response was not read to the end, so without
+this every delivery opened a new connection (a TLS handshake in production).
+That read is bounded in bytes and time and can never turn a success into a
+failure.
 """
 
 from __future__ import annotations
@@ -24,6 +31,9 @@ EVENT_HEADER = "X-Service-Event"
 DELIVERY_HEADER = "X-Service-Delivery"
 USER_AGENT = "Switchboard-Webhooks/1.0"
 SNIPPET_BYTES = 512
+# A 2xx body longer than this, or slower than DRAIN_SECONDS, is left unread and its connection closed.
+DRAIN_BYTES = 64 * 1024
+DRAIN_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
@@ -70,6 +80,24 @@ async def _snippet(response: httpx.Response) -> str:
     return chunks[:SNIPPET_BYTES].decode("utf-8", "replace").strip()
 
 
+async def _drain(response: httpx.Response) -> bool:
+    """Read a success's body to its end so its connection can serve the next POST; False if left unread.
+
+    Raw bytes, never decoded (a compressed answer cannot grow in memory), and any failure only costs the
+    connection: the receiver has already said 2xx.
+    """
+    read = 0
+    try:
+        async with asyncio.timeout(DRAIN_SECONDS):
+            async for chunk in response.aiter_raw():
+                read += len(chunk)
+                if read > DRAIN_BYTES:
+                    return False
+    except (TimeoutError, httpx.HTTPError):
+        return False
+    return True
+
+
 def _failure_text(response: httpx.Response, snippet: str) -> str:
     text = f"HTTP {response.status_code}"
     if response.is_redirect:
@@ -87,7 +115,7 @@ async def post_once(
         return int((time.monotonic() - started) * 1000)
 
     try:
-        async with asyncio.timeout(limit_seconds):
+        async with asyncio.timeout(limit_seconds) as deadline:
             async with http.stream(
                 "POST",
                 url,
@@ -97,6 +125,11 @@ async def post_once(
                 follow_redirects=False,
             ) as response:
                 ok = 200 <= response.status_code <= 299
+                answered_ms = elapsed()
+                if ok:
+                    # Answered: the drain has its own bound and the request's limit no longer applies.
+                    deadline.reschedule(None)
+                    await _drain(response)
                 snippet = "" if ok else await _snippet(response)
     except EgressRefused as exc:
         return PostOutcome(None, elapsed(), error=str(exc)[:500])
@@ -106,7 +139,7 @@ async def post_once(
         return PostOutcome(None, elapsed(), error=f"connection failed: {type(exc).__name__}: {exc}"[:500])
     return PostOutcome(
         response.status_code,
-        elapsed(),
+        answered_ms if ok else elapsed(),
         error=None if ok else _failure_text(response, snippet)[:600],
         retry_after=response.headers.get("retry-after"),
     )
