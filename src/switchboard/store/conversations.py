@@ -9,6 +9,7 @@ a BSUID rotation or a send.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any, cast
 
@@ -68,10 +69,13 @@ async def open_conversation(
     phone_number_id: str,
     contact: Contact,
     new_contact: bool = False,
+    on_create: Callable[[Conversation], None] | None = None,
 ) -> tuple[Conversation, bool]:
     """The conversation of this number with this contact, locked, created if missing; True when created.
 
     A contact created in this transaction (``new_contact``) has no conversation yet: none is looked up.
+    ``on_create`` sees a new conversation before its INSERT (a first message's pointers go in with it,
+    not in an UPDATE after).
     """
     conversation = None
     if not new_contact:
@@ -93,6 +97,8 @@ async def open_conversation(
         created_at=now,
         updated_at=now,
     )
+    if on_create is not None:
+        on_create(conversation)
     session.add(conversation)
     await session.flush()
     await file_unfiled_messages(session, conversation)

@@ -25,6 +25,7 @@ async def record_event(
     payload: dict[str, Any],
     occurred_at: datetime,
     phone_number_id: str | None = None,
+    flush: bool = True,
 ) -> Event:
     """Add an event (the envelope without delivery_id) to the outbox; the caller commits.
 
@@ -33,6 +34,8 @@ async def record_event(
     event that no enabled webhook of the tenant wants is stored already
     dispatched: events are not delivered to webhooks enabled later, so it
     would never have a delivery, and it costs no dispatch workflow.
+    ``flush=False`` leaves the INSERT to the caller's next flush, which
+    batches it with the events added since.
     """
     event = Event(
         tenant_id=tenant_id,
@@ -44,7 +47,8 @@ async def record_event(
     if kind != WEBHOOK_TEST and not await _wanted(session, tenant_id, kind, phone_number_id):
         event.dispatched_at = occurred_at
     session.add(event)
-    await session.flush()
+    if flush:
+        await session.flush()
     session.info.setdefault(_RECORDED, {})[event.id] = event
     return event
 

@@ -4,17 +4,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import bindparam
+from sqlalchemy import bindparam, exists
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import col, select
 
 from switchboard.domain.inbound import InboundItem, UsernameUpdate
 from switchboard.domain.phone import canonical_phone
+from switchboard.models.agents import AgentBinding
 from switchboard.models.tenancy import PhoneNumber
 from switchboard.store.contacts import ensure_default_customer
 
 # Built once (every inbound item runs it): constructing a statement costs more CPU than running it.
 _PHONE_BY_ID = select(PhoneNumber).where(col(PhoneNumber.phone_number_id) == bindparam("phone_number_id"))
+# The number with whether its tenant has any enabled agent binding: a user message to a tenant without
+# agents (most of them) then costs no read of the bindings.
+_AGENTS_ENABLED = exists().where(
+    col(AgentBinding.tenant_id) == col(PhoneNumber.tenant_id), col(AgentBinding.enabled).is_(True)
+)
+_BUSINESS_BY_ID = select(PhoneNumber, _AGENTS_ENABLED.label("agents_enabled")).where(
+    col(PhoneNumber.phone_number_id) == bindparam("phone_number_id")
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -26,19 +35,22 @@ class Business:
     phone_number_id: str
     waba_id: str
     display_phone: str
+    # False only when the tenant had no enabled agent binding as the item was read: no turn to record.
+    agents_enabled: bool = True
 
     async def customer_for_contacts(self, session: AsyncSession) -> str:
         """The customer new contacts of this number belong to (the tenant's default when none is set)."""
         return self.customer_id or await ensure_default_customer(session, self.tenant_id)
 
 
-def _business(phone: PhoneNumber) -> Business:
+def _business(phone: PhoneNumber, *, agents_enabled: bool = True) -> Business:
     return Business(
         tenant_id=phone.tenant_id,
         customer_id=phone.customer_id,
         phone_number_id=phone.phone_number_id,
         waba_id=phone.waba_id,
         display_phone=canonical_phone(phone.display_phone_number),
+        agents_enabled=agents_enabled,
     )
 
 
@@ -59,5 +71,8 @@ async def phone_for_item(session: AsyncSession, item: InboundItem) -> PhoneNumbe
 
 async def business_for_item(session: AsyncSession, item: InboundItem) -> Business | None:
     """The business number an item is for, or None when it is not provisioned here."""
+    if item.phone_number_id:
+        row = (await session.execute(_BUSINESS_BY_ID, {"phone_number_id": item.phone_number_id})).first()
+        return _business(row[0], agents_enabled=bool(row[1])) if row is not None else None
     phone = await phone_for_item(session, item)
     return _business(phone) if phone is not None else None

@@ -65,8 +65,12 @@ async def emit(
     tenant_id: str,
     occurred_at: datetime,
     phone_number_id: str | None,
+    flush: bool = True,
 ) -> str:
-    """Write an envelope built with ``NO_DELIVERY`` to the outbox; returns the event id."""
+    """Write an envelope built with ``NO_DELIVERY`` to the outbox; returns the event id.
+
+    ``flush=False`` leaves the row to the next flush (two events of one item go in one INSERT).
+    """
     payload = {key: value for key, value in envelope.items() if key != "delivery_id"}
     event = await record_event(
         session,
@@ -75,5 +79,6 @@ async def emit(
         payload=payload,
         occurred_at=occurred_at,
         phone_number_id=phone_number_id,
+        flush=flush,
     )
     return event.id

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -80,7 +81,7 @@ def _payload(item: InboundMessage | EchoMessage | HistoryMessage, **extra: Any) 
 
 
 async def _conversation(
-    session: AsyncSession, biz: Business, facts: ContactFacts
+    session: AsyncSession, biz: Business, facts: ContactFacts, *, on_create: Callable[[Conversation], None]
 ) -> tuple[Contact | None, Conversation | None, bool]:
     if not facts.identifiable:
         return None, None, False
@@ -95,12 +96,21 @@ async def _conversation(
         phone_number_id=biz.phone_number_id,
         contact=contact,
         new_contact=new_contact,
+        on_create=on_create,
     )
     return contact, conversation, created
 
 
+def _note(conversation: Conversation, message: Message, *, from_user: bool) -> None:
+    """Move the conversation's pointers for a message: a user's reopens it and moves its window."""
+    if from_user:
+        note_inbound_message(conversation, message)
+    else:
+        note_other_message(conversation, message)
+
+
 async def _created_event(
-    session: AsyncSession, biz: Business, conversation: Conversation, contact: Contact | None
+    session: AsyncSession, biz: Business, conversation: Conversation, contact: Contact | None, *, flush: bool
 ) -> str:
     envelope = conversation_created_event(
         conversation_facts(conversation, contact),
@@ -115,6 +125,7 @@ async def _created_event(
         tenant_id=biz.tenant_id,
         occurred_at=conversation.created_at,
         phone_number_id=biz.phone_number_id,
+        flush=flush,
     )
 
 
@@ -283,7 +294,7 @@ async def apply_message_item(session: AsyncSession, item: MessageItem, biz: Busi
     ):
         return ItemOutcome(DUPLICATE)
     row = _row_for(item, biz)
-    contact, conversation, created = await _conversation(session, biz, row.contact)
+    # Built first (its id is known at once) so that a new conversation is inserted already pointing at it.
     message = Message(
         tenant_id=biz.tenant_id,
         phone_number_id=biz.phone_number_id,
@@ -291,22 +302,23 @@ async def apply_message_item(session: AsyncSession, item: MessageItem, biz: Busi
         message_type=item.message_type,
         wa_message_id=item.wa_message_id,
         status=item.status,
-        contact_id=contact.id if contact else None,
-        conversation_id=conversation.id if conversation else None,
         occurred_at=item.occurred_at,
         **row.columns,
     )
+    contact, conversation, created = await _conversation(
+        session, biz, row.contact, on_create=lambda new: _note(new, message, from_user=row.from_user)
+    )
+    message.contact_id = contact.id if contact else None
+    message.conversation_id = conversation.id if conversation else None
+    if conversation is not None and not created:
+        _note(conversation, message, from_user=row.from_user)
     session.add(message)
     await session.flush()
     outcome = ItemOutcome(APPLIED)
-    if conversation is not None:
-        if row.from_user:
-            note_inbound_message(conversation, message)
-        else:
-            note_other_message(conversation, message)
-        await session.flush()
-        if created:
-            outcome.event_ids.append(await _created_event(session, biz, conversation, contact))
+    if conversation is not None and created:
+        # When the message's own event follows, both go in with its flush (one INSERT).
+        created_id = await _created_event(session, biz, conversation, contact, flush=row.event is None)
+        outcome.event_ids.append(created_id)
     if row.event is not None:
         facts = message_facts(message, **row.event_facts)
         outcome.event_ids.append(
@@ -314,7 +326,7 @@ async def apply_message_item(session: AsyncSession, item: MessageItem, biz: Busi
                 session, biz, row.event, facts, item.occurred_at, conversation, contact, created
             )
         )
-    if row.from_user and conversation is not None and starts_turn(item.message_type):
+    if row.from_user and conversation is not None and biz.agents_enabled and starts_turn(item.message_type):
         thread = await enqueue_turn(
             session,
             conversation=conversation,

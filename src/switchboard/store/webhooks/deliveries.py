@@ -25,7 +25,7 @@ from switchboard.models.base import new_id
 from switchboard.models.events import Event, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from switchboard.store.events import recorded_here
 from switchboard.store.tables import table_of
-from switchboard.store.webhooks.active import active_webhooks
+from switchboard.store.webhooks.active import ActiveWebhook, active_webhooks
 from switchboard.store.webhooks.common import dialect_insert, utc_literal
 
 PENDING = "pending"
@@ -86,7 +86,12 @@ async def plan_recorded_deliveries(
         for event_id in event_ids
         if isinstance(event := held.get(event_id), Event) and event.dispatched_at is None
     ]
-    return [(event, await _insert_deliveries(session, event)) for event in events]
+    planned = [(event, await _matching_webhooks(session, event)) for event in events]
+    # All the transaction's deliveries in one round trip.
+    await _insert_rows(
+        session, [row for event, webhooks in planned for row in _delivery_rows(event, webhooks)]
+    )
+    return [(event, [webhook.id for webhook in webhooks]) for event, webhooks in planned]
 
 
 @cache
@@ -96,8 +101,8 @@ def _insert_delivery(dialect: str) -> Any:
     return insert(_deliveries).on_conflict_do_nothing(index_elements=[_deliveries.c.id])
 
 
-async def _insert_deliveries(session: AsyncSession, event: Event) -> list[str]:
-    """Insert one delivery per active, matching webhook (idempotent); the webhooks' ids."""
+async def _matching_webhooks(session: AsyncSession, event: Event) -> list[ActiveWebhook]:
+    """The active webhooks that want this event (a test event: only the webhook it tests)."""
     webhooks = [
         webhook
         for webhook in await active_webhooks(session, event.tenant_id)
@@ -105,20 +110,34 @@ async def _insert_deliveries(session: AsyncSession, event: Event) -> list[str]:
     ]
     if event.kind == WEBHOOK_TEST:
         webhooks = [webhook for webhook in webhooks if webhook.id == event.payload.get("webhook_id")]
-    if webhooks:
-        rows = [
-            {
-                "id": delivery_id_for(event.id, w.id),
-                "tenant_id": event.tenant_id,
-                "event_id": event.id,
-                "webhook_id": w.id,
-                "status": PENDING,
-                "attempts": 0,
-                "created_at": event.created_at,
-            }
-            for w in webhooks
-        ]
+    return webhooks
+
+
+def _delivery_rows(event: Event, webhooks: list[ActiveWebhook]) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": delivery_id_for(event.id, w.id),
+            "tenant_id": event.tenant_id,
+            "event_id": event.id,
+            "webhook_id": w.id,
+            "status": PENDING,
+            "attempts": 0,
+            "created_at": event.created_at,
+        }
+        for w in webhooks
+    ]
+
+
+async def _insert_rows(session: AsyncSession, rows: list[dict[str, Any]]) -> None:
+    """Insert delivery rows whose ids do not exist yet (idempotent), in one round trip."""
+    if rows:
         await session.execute(_insert_delivery(session.get_bind().dialect.name), rows)
+
+
+async def _insert_deliveries(session: AsyncSession, event: Event) -> list[str]:
+    """Insert one delivery per active, matching webhook (idempotent); the webhooks' ids."""
+    webhooks = await _matching_webhooks(session, event)
+    await _insert_rows(session, _delivery_rows(event, webhooks))
     return [w.id for w in webhooks]
 
 
