@@ -272,6 +272,24 @@ async def test_echo_is_an_outbound_coexistence_message(channel, app_client, tena
     assert echoed.payload["is_new_conversation"] is False
 
 
+async def test_a_live_message_whose_wamid_a_history_import_stored_is_a_duplicate(
+    channel, app_client, tenant, settings
+):
+    # A live message is inserted without looking for its wamid first; the unique key catches this one
+    # and the second try, looking, answers duplicate with nothing written.
+    await provision_fixture_number(app_client, tenant)
+    await channel.deliver(raw("history"))
+    before = len(await events(settings, tenant.id))
+    summary = await channel.deliver(text_payload("wamid.hist02", from_phone=USER_PHONE))
+    assert (summary.duplicate, summary.applied, summary.events) == (1, 0, 0)
+    stored = await messages(settings, tenant.id)
+    assert sorted(m.wa_message_id for m in stored) == ["wamid.hist01", "wamid.hist02"]
+    assert by_wamid(stored)["wamid.hist02"].status == "historical"
+    assert len(await events(settings, tenant.id)) == before
+    (conversation,) = await conversations(settings, tenant.id)
+    assert conversation.unread_count == 0
+
+
 async def test_history_rows_are_historical_and_do_not_open_the_window(channel, app_client, tenant, settings):
     await provision_fixture_number(app_client, tenant)
     await channel.deliver(raw("history"))

@@ -126,14 +126,17 @@ class InboundApplier:
             try:
                 async with self.write_turn, unit_of_work(self._deps.sessions) as session:
                     read_webhooks_once(session)
-                    outcome = await store.apply_item(session, item, payload_id=payload_id, now=utcnow())
+                    outcome = await store.apply_item(
+                        session, item, payload_id=payload_id, now=utcnow(), first_try=attempt == 1
+                    )
                     if then is not None:
                         await then(session, outcome)
                     # The item's deliveries commit with it (the outbox still covers a crash).
                     plan = await plan_recorded(session, outcome.event_ids)
                 break
             except (IntegrityError, OperationalError):
-                # A concurrent writer won a race on a unique key or a lock; a fresh transaction sees its row.
+                # A concurrent writer won a race on a unique key or a lock, or a first try met a stored
+                # wamid (store.apply_item): a fresh transaction, looking first, sees the row.
                 if attempt == LOCAL_ATTEMPTS:
                     raise
                 await asyncio.sleep(0.02 * attempt)

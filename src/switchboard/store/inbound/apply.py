@@ -68,9 +68,20 @@ def ledger_key(item: InboundItem, biz: Business) -> str:
 
 
 async def apply_item(
-    session: AsyncSession, item: InboundItem, *, payload_id: str | None, now: datetime
+    session: AsyncSession,
+    item: InboundItem,
+    *,
+    payload_id: str | None,
+    now: datetime,
+    first_try: bool = False,
 ) -> ItemOutcome:
-    """Apply an item once; the caller commits, then dispatches the returned event ids."""
+    """Apply an item once; the caller commits, then dispatches the returned event ids.
+
+    On a ``first_try`` a user message is stored without looking for its wamid first. A redelivery
+    is caught by the ledger before that; the same wamid stored by another kind of item (a history
+    import) is so rare that the unique key's IntegrityError, and the caller's second try (not a
+    first one), costs less than a read on every message.
+    """
     context = {"phone_number_id": item.phone_number_id, "kind": item.kind, "payload_id": payload_id}
     if isinstance(item, ChannelError):
         log.warning(
@@ -93,7 +104,10 @@ async def apply_item(
         return ItemOutcome(DEFERRED)
     if not await claim_item(session, key=ledger_key(item, biz), payload_id=payload_id, at=now):
         return ItemOutcome(DUPLICATE)
-    outcome = await handler(session, item, biz)
+    if first_try and isinstance(item, InboundMessage):
+        outcome = await apply_message_item(session, item, biz, look_first=False)
+    else:
+        outcome = await handler(session, item, biz)
     if outcome.result == DEFERRED:
         # The target vanished between the check and the lock; undo the claim with the rest.
         raise LookupError(f"status target {item.dedup_key()} disappeared")

@@ -280,17 +280,26 @@ def _row_for(item: MessageItem, biz: Business) -> _Row:
     return _history_row(item, biz)
 
 
-async def apply_message_item(session: AsyncSession, item: MessageItem, biz: Business) -> ItemOutcome:
+async def apply_message_item(
+    session: AsyncSession, item: MessageItem, biz: Business, *, look_first: bool = True
+) -> ItemOutcome:
     """Store a user message, business-app echo or history row once per wamid, and raise its events.
 
     The contact and conversation are created on first contact; a user message may
     record an agent turn, a person writing from the business side mutes the agent.
+    With ``look_first`` off the stored row is not looked up first: the message's
+    unique key (``uq_messages_wamid``) refuses a duplicate with an IntegrityError,
+    and the caller runs the item again, looking.
     """
-    if item.wa_message_id and await stored_message(
-        session,
-        phone_number_id=biz.phone_number_id,
-        wa_message_id=item.wa_message_id,
-        direction=item.direction,
+    if (
+        look_first
+        and item.wa_message_id
+        and await stored_message(
+            session,
+            phone_number_id=biz.phone_number_id,
+            wa_message_id=item.wa_message_id,
+            direction=item.direction,
+        )
     ):
         return ItemOutcome(DUPLICATE)
     row = _row_for(item, biz)
