@@ -53,8 +53,10 @@ def build_deps(client: Client, settings: Settings, engine: AsyncEngine) -> Activ
     """The clients activities share (one HTTP pool, one engine)."""
     http = httpx.AsyncClient(timeout=httpx.Timeout(10.0, connect=5.0), follow_redirects=False)
     guard = EgressGuard(allow_private=settings.tool_egress_allow_private)
+    # Webhook POSTs reuse connections (activities/webhooks/http.py). An idle one is dropped after 4 s,
+    # before the 5 s after which common servers (uvicorn, Node) close it: a POST never races that close.
     egress_http = httpx.AsyncClient(
-        transport=GuardedTransport(guard, limits=httpx.Limits(max_connections=100)),
+        transport=GuardedTransport(guard, limits=httpx.Limits(max_connections=100, keepalive_expiry=4.0)),
         timeout=httpx.Timeout(30.0, connect=5.0),
         follow_redirects=False,
         trust_env=False,
