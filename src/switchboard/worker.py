@@ -54,7 +54,9 @@ def build_deps(client: Client, settings: Settings, engine: AsyncEngine) -> Activ
     http = httpx.AsyncClient(timeout=httpx.Timeout(10.0, connect=5.0), follow_redirects=False)
     guard = EgressGuard(allow_private=settings.tool_egress_allow_private)
     # Webhook POSTs reuse connections (activities/webhooks/http.py). An idle one is dropped after 4 s,
-    # before the 5 s after which common servers (uvicorn, Node) close it: a POST never races that close.
+    # before the 5 s after which uvicorn and Node close theirs; one a server closed sooner is seen closed
+    # and replaced. Only a close in flight at the very moment of a POST fails it (a failed attempt,
+    # retried on the schedule like any other).
     egress_http = httpx.AsyncClient(
         transport=GuardedTransport(guard, limits=httpx.Limits(max_connections=100, keepalive_expiry=4.0)),
         timeout=httpx.Timeout(30.0, connect=5.0),

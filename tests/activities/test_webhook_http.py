@@ -123,9 +123,11 @@ async def test_the_egress_guard_refuses_loopback_outside_development(receiver):
 class _KeepAliveReceiver:
     """Answers 200 with a chosen body; records the client port of each request (one port, one connection)."""
 
-    def __init__(self, body: bytes = b"ok", *, trickle_seconds: float = 0.0) -> None:
+    def __init__(self, body: bytes = b"ok", *, trickle_seconds: float = 0.0, forever: bool = False) -> None:
         self.body = body
         self.trickle_seconds = trickle_seconds
+        # With ``forever`` the body is a chunk every ``trickle_seconds`` that never ends.
+        self.forever = forever
         self.ports: list[int] = []
 
     def app(self) -> Starlette:
@@ -139,6 +141,9 @@ class _KeepAliveReceiver:
                 yield b"first"
                 await asyncio.sleep(self.trickle_seconds)
                 yield b"late"
+                while self.forever:
+                    await asyncio.sleep(self.trickle_seconds)
+                    yield b"more"
 
             return StreamingResponse(slowly(), status_code=200)
 
@@ -184,6 +189,36 @@ async def test_a_success_whose_body_never_ends_is_a_success_within_the_drain_bou
     # The read ended at the drain's bound (or the client's per-read timeout, if sooner), not the body's 30 s.
     assert took < DRAIN_SECONDS + 5
     assert outcome.latency_ms < 500
+
+
+async def test_a_success_that_trickles_forever_is_cut_at_the_drain_bound(guarded):
+    # Each chunk arrives well within the client's per-read timeout: only DRAIN_SECONDS ends the read.
+    hook = _KeepAliveReceiver(trickle_seconds=0.2, forever=True)
+    async with serve_app(hook.app()) as base_url:
+        started = time.monotonic()
+        outcome = await post_once(guarded, f"{base_url}/hook", body=b"{}", headers={}, limit_seconds=10)
+        took = time.monotonic() - started
+    assert (outcome.status_code, outcome.error, outcome.timed_out) == (200, None, False)
+    assert DRAIN_SECONDS <= took < DRAIN_SECONDS + 4
+
+
+async def test_a_success_whose_connection_drops_mid_body_is_still_a_success(guarded):
+    async def answer_then_hang_up(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\npartial")
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(answer_then_hang_up, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        outcome = await post_once(
+            guarded, f"http://127.0.0.1:{port}/hook", body=b"{}", headers={}, limit_seconds=5
+        )
+    finally:
+        server.close()
+        await server.wait_closed()
+    assert (outcome.status_code, outcome.error, outcome.timed_out) == (200, None, False)
 
 
 @pytest.mark.parametrize(

@@ -21,6 +21,7 @@ from switchboard.store import inbound as store
 from switchboard.store.database import create_engine, session_factory, unit_of_work
 from switchboard.store.webhooks.active import read_webhooks_once
 from switchboard.store.webhooks.deliveries import plan_recorded_deliveries
+from tests.api.agent_catalog_support import deployed
 from tests.support.inbound import provision_fixture_number, text_payload
 
 
@@ -38,8 +39,8 @@ def _table_touched(statement: str) -> str:
     return f"{verb} {words[1]}"
 
 
-async def _apply(settings, wamid: str, *, from_phone: str) -> tuple[str, Counter[str]]:
-    """Apply one text message as the inbound activity does; its result and the statements it ran."""
+async def _apply(settings, wamid: str, *, from_phone: str) -> tuple[store.ItemOutcome, Counter[str]]:
+    """Apply one text message as the inbound activity does; its outcome and the statements it ran."""
     engine = create_engine(settings.database_url)
     ran: Counter[str] = Counter()
 
@@ -58,7 +59,7 @@ async def _apply(settings, wamid: str, *, from_phone: str) -> tuple[str, Counter
     finally:
         await engine.dispose()
     assert all(webhooks for _, webhooks in planned)
-    return outcome.result, ran
+    return outcome, ran
 
 
 async def test_a_new_users_message_and_a_returning_users(app_client, tenant, settings):
@@ -68,8 +69,8 @@ async def test_a_new_users_message_and_a_returning_users(app_client, tenant, set
     )
     assert hook.status_code == 201, hook.text
 
-    result, first = await _apply(settings, "wamid.first", from_phone="16505550001")
-    assert result == store.APPLIED
+    outcome, first = await _apply(settings, "wamid.first", from_phone="16505550001")
+    assert outcome.result == store.APPLIED
     assert first["select conversations"] == 0
     # Inserted already pointing at its first message: no UPDATE after the message's INSERT.
     assert first["insert conversations"] == 1
@@ -86,8 +87,8 @@ async def test_a_new_users_message_and_a_returning_users(app_client, tenant, set
     assert first["select messages"] == 0
     assert sum(first.values()) == 10
 
-    result, again = await _apply(settings, "wamid.again", from_phone="16505550001")
-    assert result == store.APPLIED
+    outcome, again = await _apply(settings, "wamid.again", from_phone="16505550001")
+    assert outcome.result == store.APPLIED
     assert again["select conversations"] == 1
     assert again["insert conversations"] == 0
     assert again["select webhook_endpoints"] == 1
@@ -96,3 +97,19 @@ async def test_a_new_users_message_and_a_returning_users(app_client, tenant, set
     assert again["select agent_bindings"] == 0
     assert again["select messages"] == 0
     assert sum(again.values()) == 9
+
+
+async def test_a_tenant_with_an_agent_reads_its_bindings_and_records_the_turn(app_client, tenant, settings):
+    await provision_fixture_number(app_client, tenant)
+    hook = await app_client.post(
+        "/v1/webhooks", json={"url": "https://hooks.example.com/in"}, headers=tenant.headers()
+    )
+    assert hook.status_code == 201, hook.text
+    await deployed(app_client, tenant)
+
+    outcome, ran = await _apply(settings, "wamid.bound", from_phone="16505550002")
+    assert outcome.result == store.APPLIED
+    # The number's read said the tenant has an enabled binding, so the binding is chosen and a turn recorded.
+    assert ran["select agent_bindings"] == 1
+    assert len(outcome.turns) == 1
+    assert ran["insert agent_threads"] == 1 and ran["insert agent_turns"] == 1

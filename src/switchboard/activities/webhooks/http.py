@@ -83,8 +83,9 @@ async def _snippet(response: httpx.Response) -> str:
 async def _drain(response: httpx.Response) -> bool:
     """Read a success's body to its end so its connection can serve the next POST; False if left unread.
 
-    Raw bytes, never decoded (a compressed answer cannot grow in memory), and any failure only costs the
-    connection: the receiver has already said 2xx.
+    Raw bytes, never decoded (a compressed answer cannot grow in memory). Any failure only costs the
+    connection, whatever raised it (a TLS error mid-body reaches here untranslated): the receiver has
+    already said 2xx, and an exception would have the attempt run, and POST, again.
     """
     read = 0
     try:
@@ -93,7 +94,7 @@ async def _drain(response: httpx.Response) -> bool:
                 read += len(chunk)
                 if read > DRAIN_BYTES:
                     return False
-    except (TimeoutError, httpx.HTTPError):
+    except Exception:  # noqa: BLE001 - cancellation (a BaseException) still propagates
         return False
     return True
 
@@ -126,7 +127,7 @@ async def post_once(
             ) as response:
                 ok = 200 <= response.status_code <= 299
                 answered_ms = elapsed()
-                if ok:
+                if ok and not deadline.expired():
                     # Answered: the drain has its own bound and the request's limit no longer applies.
                     deadline.reschedule(None)
                     await _drain(response)
@@ -139,7 +140,7 @@ async def post_once(
         return PostOutcome(None, elapsed(), error=f"connection failed: {type(exc).__name__}: {exc}"[:500])
     return PostOutcome(
         response.status_code,
-        answered_ms if ok else elapsed(),
+        answered_ms,
         error=None if ok else _failure_text(response, snippet)[:600],
         retry_after=response.headers.get("retry-after"),
     )

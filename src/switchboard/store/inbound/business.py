@@ -8,7 +8,7 @@ from sqlalchemy import bindparam, exists
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import col, select
 
-from switchboard.domain.inbound import InboundItem, UsernameUpdate
+from switchboard.domain.inbound import InboundItem, InboundMessage, UsernameUpdate
 from switchboard.domain.phone import canonical_phone
 from switchboard.models.agents import AgentBinding
 from switchboard.models.tenancy import PhoneNumber
@@ -71,7 +71,8 @@ async def phone_for_item(session: AsyncSession, item: InboundItem) -> PhoneNumbe
 
 async def business_for_item(session: AsyncSession, item: InboundItem) -> Business | None:
     """The business number an item is for, or None when it is not provisioned here."""
-    if item.phone_number_id:
+    if isinstance(item, InboundMessage) and item.phone_number_id:
+        # Only a user message may start an agent turn; statuses, the most common items, skip the EXISTS.
         row = (await session.execute(_BUSINESS_BY_ID, {"phone_number_id": item.phone_number_id})).first()
         return _business(row[0], agents_enabled=bool(row[1])) if row is not None else None
     phone = await phone_for_item(session, item)
