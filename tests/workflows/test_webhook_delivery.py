@@ -97,9 +97,14 @@ async def test_test_event_is_signed_and_delivered_once(app_client, tenant, worke
     assert attempt.latency_ms is not None and attempt.latency_ms >= 0
     [delivery] = await db.wait(lambda: _settled(db))
     assert (delivery.id, delivery.status, delivery.attempts) == (started["delivery_id"], "succeeded", 1)
-    async with db.sessions() as session:
-        event = await session.get(Event, started["event_id"])
-        assert event is not None and event.dispatched_at is not None
+
+    async def dispatched() -> Event | None:
+        async with db.sessions() as session:
+            event = await session.get(Event, started["event_id"])
+            return event if event is not None and event.dispatched_at is not None else None
+
+    # DispatchEvent stamps the event after it started the delivery, which may settle first.
+    await db.wait(dispatched)
     # A second dispatch of the same event changes nothing.
     await dispatch_events(worker.client, task_queue=worker.task_queue, event_ids=[started["event_id"]])
     assert len(hook.at("/hook")) == 1 and len(await db.attempts()) == 1
