@@ -17,6 +17,7 @@ from starlette.routing import Route
 
 from switchboard.activities.tools.egress import EgressGuard
 from switchboard.activities.tools.http_client import GuardedTransport
+from switchboard.activities.webhooks import http as webhook_http
 from switchboard.activities.webhooks.config import WebhookConfig, config_from_settings
 from switchboard.activities.webhooks.http import (
     DRAIN_BYTES,
@@ -179,16 +180,19 @@ async def test_a_long_success_body_is_left_unread_and_still_a_success(guarded):
     assert len(set(hook.ports)) == 2
 
 
-async def test_a_success_whose_body_never_ends_is_a_success_within_the_drain_bound(guarded):
+async def test_the_request_limit_stops_at_the_answer(guarded, monkeypatch):
+    # The body stalls after its first chunk, longer than the request's limit. With the drain's own bound
+    # out of the way, only the request limit still running after the answer could turn this into a timeout.
+    monkeypatch.setattr(webhook_http, "DRAIN_SECONDS", 30.0)
     hook = _KeepAliveReceiver(trickle_seconds=30)
     async with serve_app(hook.app()) as base_url:
         started = time.monotonic()
-        outcome = await post_once(guarded, f"{base_url}/hook", body=b"{}", headers={}, limit_seconds=0.5)
+        outcome = await post_once(guarded, f"{base_url}/hook", body=b"{}", headers={}, limit_seconds=3)
         took = time.monotonic() - started
     assert (outcome.status_code, outcome.error, outcome.timed_out) == (200, None, False)
-    # The read ended at the drain's bound (or the client's per-read timeout, if sooner), not the body's 30 s.
-    assert took < DRAIN_SECONDS + 5
-    assert outcome.latency_ms < 500
+    # The client's per-read timeout (the request's limit, per read) ended the stalled read.
+    assert took < 20
+    assert outcome.latency_ms < 3000
 
 
 async def test_a_success_that_trickles_forever_is_cut_at_the_drain_bound(guarded):
