@@ -80,8 +80,8 @@ async def _snippet(response: httpx.Response) -> str:
     return chunks[:SNIPPET_BYTES].decode("utf-8", "replace").strip()
 
 
-async def _drain(response: httpx.Response) -> bool:
-    """Read a success's body to its end so its connection can serve the next POST; False if left unread.
+async def _drain(response: httpx.Response) -> None:
+    """Read a success's body to its end so its connection can serve the next POST, or give up on it.
 
     Raw bytes, never decoded (a compressed answer cannot grow in memory). Any failure only costs the
     connection, whatever raised it (a TLS error mid-body reaches here untranslated): the receiver has
@@ -93,10 +93,9 @@ async def _drain(response: httpx.Response) -> bool:
             async for chunk in response.aiter_raw():
                 read += len(chunk)
                 if read > DRAIN_BYTES:
-                    return False
+                    return  # left unread: httpx closes the connection
     except Exception:  # noqa: BLE001 - cancellation (a BaseException) still propagates
-        return False
-    return True
+        return
 
 
 def _failure_text(response: httpx.Response, snippet: str) -> str:
