@@ -100,10 +100,19 @@ def _template_render(send: SendRequest, template_row: Any) -> str | None:
 
 
 async def prechecks(
-    session: AsyncSession, send: SendRequest, phone: PhoneNumber, *, tenant_id: str
+    session: AsyncSession,
+    send: SendRequest,
+    phone: PhoneNumber,
+    *,
+    tenant_id: str,
+    facts: messages.PhoneFacts | None = None,
 ) -> str | None:
-    """The rules checked before anything is stored (sandbox and live alike); the rendered template body."""
-    if await messages.sending_paused(session, phone):
+    """The rules checked before anything is stored (sandbox and live alike); the rendered template body.
+
+    ``facts``, when the caller read them with the number, spare the customer's read.
+    """
+    paused = facts.customer_paused if facts is not None else await messages.sending_paused(session, phone)
+    if paused:
         raise Forbidden(
             "sending is paused for this phone number's customer", code="customer_sending_disabled"
         )
@@ -123,10 +132,15 @@ async def prechecks(
 
 
 async def sandbox_checks(
-    session: AsyncSession, send: SendRequest, phone: PhoneNumber, *, tenant_id: str
+    session: AsyncSession,
+    send: SendRequest,
+    phone: PhoneNumber,
+    *,
+    tenant_id: str,
+    facts: messages.PhoneFacts | None = None,
 ) -> None:
     """Everything a live send would be refused for, without storing anything (sandbox keys)."""
-    await prechecks(session, send, phone, tenant_id=tenant_id)
+    await prechecks(session, send, phone, tenant_id=tenant_id, facts=facts)
     if not may_open_business_conversation(send.type):
         return  # the only check left is the business-initiated limit, and it is for templates
     to_phone = canonical_phone(send.to) if send.to else None
@@ -147,17 +161,19 @@ async def create_send(
     phone: PhoneNumber,
     ctx: SendContext,
     temporal: Client | None = None,
+    facts: messages.PhoneFacts | None = None,
 ) -> SendInput:
     """Check, store the message as queued and return the send workflow's input (ServiceError if refused).
 
     A ``conversation.created`` raised by a first contact is dispatched after the
-    commit when ``temporal`` is given, else left to the outbox sweeper.
+    commit when ``temporal`` is given, else left to the outbox sweeper. ``facts``
+    read with the number (``messages.sending_phone``) spare the transaction their reads.
     """
     for attempt in range(2):
         try:
             async with unit_of_work(sessions) as session:
                 message, event_ids = await _store(
-                    session, settings, tenant_id=tenant_id, send=send, phone=phone, ctx=ctx
+                    session, settings, tenant_id=tenant_id, send=send, phone=phone, ctx=ctx, facts=facts
                 )
             break
         except IntegrityError:
@@ -178,13 +194,17 @@ async def _store(
     send: SendRequest,
     phone: PhoneNumber,
     ctx: SendContext,
+    facts: messages.PhoneFacts | None,
 ) -> tuple[Message, list[str]]:
     existing = await session.get(Message, ctx.message_id) if ctx.message_id else None
     if existing is not None:
         return existing, []
-    rendered = await prechecks(session, send, phone, tenant_id=tenant_id)
+    rendered = await prechecks(session, send, phone, tenant_id=tenant_id, facts=facts)
+    queued = facts.queued if facts is not None and facts.queued is not None else None
+    if queued is None:
+        queued = await messages.queued_count(session, phone.phone_number_id)
     # The spec refuses when more than the limit wait, so the limit-th message may still queue.
-    if await messages.queued_count(session, phone.phone_number_id) > settings.send_queue_limit:
+    if queued > settings.send_queue_limit:
         raise RateLimited(
             f"more than {settings.send_queue_limit} messages are waiting on this phone number",
             retry_after_seconds=5,

@@ -80,10 +80,12 @@ async def submit(state: AppState, who: Principal, raw: Any, ctx: SendContext) ->
     scope = idempotency.scope(who.tenant_id, sandbox=who.is_sandbox)
     key = ctx.idempotency_key
     async with state.autocommit() as session:
-        phone = await messages.phone_for_send(session, who.tenant_id, send.phone_number_id)
+        phone, facts = await messages.sending_phone(
+            session, who.tenant_id, send.phone_number_id, count_queued=not who.is_sandbox
+        )
         if who.is_sandbox and key is None:
             # Nothing to claim or replay in between, so the checks share the phone's session.
-            await sandbox_checks(session, send, phone, tenant_id=who.tenant_id)
+            await sandbox_checks(session, send, phone, tenant_id=who.tenant_id, facts=facts)
             return JSONResponse(
                 _sandbox_body(send, retry_of_message_id=ctx.retry_of_message_id), status_code=201
             )
@@ -92,7 +94,7 @@ async def submit(state: AppState, who: Principal, raw: Any, ctx: SendContext) ->
         if replay is not None:
             return replay
     if who.is_sandbox:
-        return await _sandbox(state, who, send, phone, ctx, scope=scope)
+        return await _sandbox(state, who, send, phone, ctx, scope=scope, facts=facts)
     try:
         request = await create_send(
             state.sessions,
@@ -102,6 +104,7 @@ async def submit(state: AppState, who: Principal, raw: Any, ctx: SendContext) ->
             phone=phone,
             ctx=ctx,
             temporal=state.temporal,
+            facts=facts,
         )
     except Exception:
         # Refused or broken before anything was stored: nobody else will ever free the key.
@@ -137,12 +140,19 @@ async def _release(state: AppState, scope: str, key: str | None) -> None:
 
 
 async def _sandbox(
-    state: AppState, who: Principal, send: SendRequest, phone: PhoneNumber, ctx: SendContext, *, scope: str
+    state: AppState,
+    who: Principal,
+    send: SendRequest,
+    phone: PhoneNumber,
+    ctx: SendContext,
+    *,
+    scope: str,
+    facts: messages.PhoneFacts,
 ) -> JSONResponse:
     """Pass exactly the checks a live send passes, then answer synthetically; only the key's 201 is stored."""
     try:
         async with state.autocommit() as session:
-            await sandbox_checks(session, send, phone, tenant_id=who.tenant_id)
+            await sandbox_checks(session, send, phone, tenant_id=who.tenant_id, facts=facts)
         body = _sandbox_body(send, retry_of_message_id=ctx.retry_of_message_id)
         if ctx.idempotency_key is not None:
             async with unit_of_work(state.sessions) as session:
