@@ -19,7 +19,7 @@ from switchboard.api.middleware import EdgeMiddleware
 from switchboard.api.openapi import install_openapi
 from switchboard.api.principal import ApiKeyCache
 from switchboard.api.rate_limiter import RateLimiter
-from switchboard.api.routers import all_routers
+from switchboard.api.routers import all_routers, serving_order
 from switchboard.api.state import AppState
 from switchboard.settings import Settings
 from switchboard.store.database import create_engine, session_factory
@@ -66,7 +66,8 @@ def create_app(settings: Settings) -> FastAPI:
     )
     install_error_handlers(app)
     app.add_middleware(EdgeMiddleware)
-    for router in all_routers():
+    documented = all_routers()
+    for router in serving_order(documented):
         app.include_router(router)
-    install_openapi(app)
+    install_openapi(app, documented)
     return app

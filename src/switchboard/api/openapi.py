@@ -20,12 +20,14 @@ sees what really happens:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from http import HTTPStatus
 from typing import Any
 
-from fastapi import FastAPI, params
+from fastapi import APIRouter, FastAPI, params
 from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
+from starlette.routing import BaseRoute
 
 from switchboard.api.deps import operator, principal
 from switchboard.api.openapi_send import (
@@ -229,13 +231,20 @@ def _send_body(op: dict[str, Any], path: str) -> None:
     op["responses"]["202"]["description"] = "Accepted and queued: the upstream is slow; follow by webhook"
 
 
-def build_openapi(app: FastAPI) -> dict[str, Any]:
-    """FastAPI's document, corrected (see the module docstring)."""
+def documented_routes(app: FastAPI, routers: Sequence[APIRouter]) -> list[BaseRoute]:
+    """The app's routes in the routers' documented order (the app serves the hot ones first)."""
+    rank = {id(router): index for index, router in enumerate(routers)}
+    # FastAPI's own routes (the document, the docs pages) are not from a router: they keep their place first.
+    return sorted(app.routes, key=lambda route: rank.get(id(getattr(route, "original_router", None)), -1))
+
+
+def build_openapi(app: FastAPI, routers: Sequence[APIRouter]) -> dict[str, Any]:
+    """FastAPI's document, corrected (see the module docstring), its paths in ``routers``' order."""
     doc = get_openapi(
         title=app.title,
         version=app.version,
         description=app.description,
-        routes=app.routes,
+        routes=documented_routes(app, routers),
     )
     facts = _route_facts(app)
     schemas = doc.setdefault("components", {}).setdefault("schemas", {})
@@ -292,12 +301,12 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
     return doc
 
 
-def install_openapi(app: FastAPI) -> None:
+def install_openapi(app: FastAPI, routers: Sequence[APIRouter]) -> None:
     """Serve the corrected document at /openapi.json (built once, on first request)."""
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            app.openapi_schema = build_openapi(app)
+            app.openapi_schema = build_openapi(app, routers)
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]  # FastAPI's documented override of the schema
