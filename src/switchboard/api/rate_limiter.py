@@ -9,12 +9,17 @@ chunk per process), so a busy fleet may admit slightly fewer. Small limits
 lease one slot at a time and are exact. Once a window is full, a process
 refuses the rest of that window from memory (counts only grow within a window),
 so a storm of refused requests costs no database writes.
+
+A process writes its leases from one task, each batch of waiting leases in one
+statement (``rate_limits.lease_many``). On SQLite the writes take turns anyway
+(one writer), and every new per-second window of every busy key needs one: one
+at a time, a burst of them at a second's boundary queued requests for hundreds
+of milliseconds.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -40,6 +45,14 @@ class _Lease:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
+@dataclass
+class _Queued:
+    """A lease waiting for the writer, and where its answer goes."""
+
+    want: rate_limits.Want
+    answer: asyncio.Future[tuple[int, int]]
+
+
 @dataclass(frozen=True)
 class Decision:
     allowed: bool
@@ -56,12 +69,11 @@ class RateLimiter:
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
         self._leases: OrderedDict[tuple[str, str], _Lease] = OrderedDict()
-        # SQLite has one writer, and a write that finds the file locked sleeps in its busy handler (1 ms
-        # growing to 100 ms a try): this process's lease writes take turns in the event loop instead, as
-        # the inbound apply's item transactions do (activities/inbound_apply.py).
-        self._write_turn: contextlib.AbstractAsyncContextManager[object] = (
-            asyncio.Lock() if engine.dialect.name == "sqlite" else contextlib.nullcontext()
-        )
+        # Leases waiting to be written, and the task writing them. One writer per process: SQLite has
+        # one writer, and a write that finds the file locked sleeps in its busy handler (1 ms growing
+        # to 100 ms a try), so this process's lease writes take turns in the event loop instead.
+        self._queue: list[_Queued] = []
+        self._writer: asyncio.Task[None] | None = None
 
     async def check(self, key_id: str, limits: Limits, *, now: float) -> Decision:
         """Admit or refuse one request; the figures for the rate-limit headers."""
@@ -112,10 +124,9 @@ class RateLimiter:
             if lease.bucket != bucket:
                 lease.bucket, lease.available, lease.shared_count, lease.exhausted = bucket, 0, 0, False
             if lease.available == 0 and not lease.exhausted:
-                async with self._write_turn, self._engine.begin() as conn:
-                    granted, count = await rate_limits.lease(
-                        conn, bucket, want=max(1, limit // share), limit=limit, expires_at=expires_at
-                    )
+                granted, count = await self._shared_lease(
+                    rate_limits.Want(bucket, max(1, limit // share), limit, expires_at)
+                )
                 lease.available += granted
                 lease.shared_count = count
                 lease.exhausted = granted == 0
@@ -123,6 +134,42 @@ class RateLimiter:
                 return None
             lease.available -= 1
             return lease
+
+    async def _shared_lease(self, want: rate_limits.Want) -> tuple[int, int]:
+        """Lease from the shared counter, in the writer's next batch; (granted, window count after)."""
+        answer: asyncio.Future[tuple[int, int]] = asyncio.get_running_loop().create_future()
+        self._queue.append(_Queued(want, answer))
+        if self._writer is None:
+            self._writer = asyncio.create_task(self._write_queued())
+        # A request cancelled meanwhile leaves its lease to be written: unused slots, as a lease
+        # left over at a window's end (never more admitted than the limit).
+        return await answer
+
+    async def _write_queued(self) -> None:
+        """Write the queued leases, a batch per statement, until none wait."""
+        batch: list[_Queued] = []
+        try:
+            while self._queue:
+                batch, self._queue = _next_batch(self._queue)
+                try:
+                    async with self._engine.begin() as conn:
+                        answers = await rate_limits.lease_many(conn, [q.want for q in batch])
+                except Exception as error:  # noqa: BLE001 - handed to every waiter, which raises it
+                    # Each request waiting on this batch fails as a lone lease would have (a 500).
+                    for queued in batch:
+                        if not queued.answer.done():
+                            queued.answer.set_exception(error)
+                    continue
+                for queued, granted in zip(batch, answers, strict=True):
+                    if not queued.answer.done():
+                        queued.answer.set_result(granted)
+            batch = []
+        finally:
+            self._writer = None
+            # Cancelled (the process is stopping): nobody may wait for an answer that will not come.
+            for queued in (*batch, *self._queue):
+                queued.answer.cancel()
+            self._queue = []
 
     def _lease(self, slot: tuple[str, str], bucket: str) -> _Lease:
         lease = self._leases.get(slot)
@@ -135,3 +182,17 @@ class RateLimiter:
             lease.bucket, lease.available, lease.shared_count, lease.exhausted = bucket, 0, 0, False
         self._leases.move_to_end(slot)
         return lease
+
+
+def _next_batch(queue: list[_Queued]) -> tuple[list[_Queued], list[_Queued]]:
+    """The first leases of distinct buckets (at most ``MAX_BATCH``), and the rest, in order."""
+    batch: list[_Queued] = []
+    rest: list[_Queued] = []
+    buckets: set[str] = set()
+    for queued in queue:
+        if len(batch) < rate_limits.MAX_BATCH and queued.want.bucket not in buckets:
+            buckets.add(queued.want.bucket)
+            batch.append(queued)
+        else:
+            rest.append(queued)
+    return batch, rest

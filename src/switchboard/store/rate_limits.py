@@ -3,11 +3,14 @@
 A window's count lives in one row that every process increments, so limits
 hold across processes. ``lease`` takes several slots at once (all or nothing,
 never past the limit), which lets a process serve many requests from memory
-per round trip; ``take`` is the one-slot form.
+per round trip; ``lease_many`` takes leases of several buckets in one
+statement; ``take`` is the one-slot form.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 from typing import Any
@@ -22,40 +25,91 @@ from switchboard.store.tables import table_of
 _table = table_of(RateLimitCounter)
 
 
-@cache
-def _claim(dialect: str) -> Any:
-    """INSERT the bucket with ``want`` or add ``want`` where that stays within the limit; RETURNING the count.
+@dataclass(frozen=True)
+class Want:
+    """A lease to take: ``want`` slots of ``bucket``'s window, whose limit is ``limit``."""
 
-    Built once per dialect with bound parameters: constructing the upsert is
-    most of a lease's CPU, and a lease is taken on every request that opens a
-    key's per-second window.
+    bucket: str
+    want: int
+    limit: int
+    expires_at: datetime
+
+
+# The most leases one statement takes (a statement is cached per size, so sizes are bounded).
+MAX_BATCH = 64
+
+
+@cache
+def _claim(dialect: str, rows: int) -> Any:
+    """INSERT each bucket with its ``want``, or add it where that stays within the limit; RETURNING the counts.
+
+    Built once per dialect and number of rows with bound parameters: constructing
+    the upsert is most of a lease's CPU. A bucket whose ``want`` does not fit is
+    not updated, so it is missing from what the statement returns.
     """
     insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
     stmt = insert(_table).values(
-        bucket=bindparam("bucket", type_=_table.c.bucket.type),
-        count=bindparam("want", type_=_table.c.count.type),
-        limit_value=bindparam("limit", type_=_table.c.limit_value.type),
-        expires_at=bindparam("expires_at", type_=_table.c.expires_at.type),
+        [
+            {
+                "bucket": bindparam(f"bucket_{i}", type_=_table.c.bucket.type),
+                "count": bindparam(f"want_{i}", type_=_table.c.count.type),
+                "limit_value": bindparam(f"limit_{i}", type_=_table.c.limit_value.type),
+                "expires_at": bindparam(f"expires_at_{i}", type_=_table.c.expires_at.type),
+            }
+            for i in range(rows)
+        ]
     )
     return stmt.on_conflict_do_update(
         index_elements=[_table.c.bucket],
         set_={"count": _table.c.count + stmt.excluded.count, "limit_value": stmt.excluded.limit_value},
         where=_table.c.count + stmt.excluded.count <= stmt.excluded.limit_value,
-    ).returning(_table.c.count)
+    ).returning(_table.c.bucket, _table.c.count)
+
+
+async def lease_many(conn: AsyncConnection, wants: Sequence[Want]) -> list[tuple[int, int]]:
+    """``lease`` for up to MAX_BATCH distinct buckets, in one statement (two when a chunk does not fit).
+
+    Each answer is (granted, window count after), in the order of ``wants``: the
+    whole chunk, else one slot, else (0, limit). A process's leases wait for
+    each other on SQLite (one writer), so taking them a batch per statement is
+    what keeps a burst of new windows from queueing.
+    """
+    if len(wants) > MAX_BATCH or len({w.bucket for w in wants}) != len(wants):
+        raise ValueError(f"at most {MAX_BATCH} leases of distinct buckets per statement")
+    sizes = [max(1, min(w.want, w.limit)) for w in wants]
+    answers: dict[int, tuple[int, int]] = {}
+    pending = list(range(len(wants)))
+    while pending:
+        claim = _claim(conn.dialect.name, len(pending))
+        values: dict[str, Any] = {}
+        for row, i in enumerate(pending):
+            w = wants[i]
+            values |= {
+                f"bucket_{row}": w.bucket,
+                f"want_{row}": sizes[i],
+                f"limit_{row}": w.limit,
+                f"expires_at_{row}": w.expires_at,
+            }
+        counts = {bucket: int(count) for bucket, count in (await conn.execute(claim, values)).all()}
+        retry = []
+        for i in pending:
+            if wants[i].bucket in counts:
+                answers[i] = (sizes[i], counts[wants[i].bucket])
+            elif sizes[i] > 1:
+                sizes[i] = 1  # the chunk does not fit: one slot may
+                retry.append(i)
+            else:
+                answers[i] = (0, wants[i].limit)
+        pending = retry
+    return [answers[i] for i in range(len(wants))]
 
 
 async def lease(
     conn: AsyncConnection, bucket: str, *, want: int, limit: int, expires_at: datetime
 ) -> tuple[int, int]:
     """Take ``want`` slots, or one when fewer remain; returns (granted, window count after)."""
-    want = max(1, min(want, limit))
-    claim = _claim(conn.dialect.name)
-    for size in (want, 1) if want > 1 else (1,):
-        values = {"bucket": bucket, "want": size, "limit": limit, "expires_at": expires_at}
-        row = (await conn.execute(claim, values)).first()
-        if row is not None:
-            return size, int(row[0])
-    return 0, limit
+    (answer,) = await lease_many(conn, [Want(bucket, want, limit, expires_at)])
+    return answer
 
 
 async def take(conn: AsyncConnection, bucket: str, *, limit: int, expires_at: datetime) -> int | None:

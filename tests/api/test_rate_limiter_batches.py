@@ -1,0 +1,143 @@
+"""The limiter's lease writes: one writer per process, each batch of waiting leases in one statement.
+
+Pins that concurrent new windows share statements (the burst at a second's
+boundary queued requests behind one write each), that every lease still gets
+exactly its answer, and that a cancelled request or a failing database leaves
+no other request waiting forever.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import event as sa_event
+from sqlalchemy import select
+from sqlalchemy.exc import OperationalError
+
+from switchboard.api.rate_limiter import RateLimiter
+from switchboard.domain.rate_limits import Limits
+from switchboard.models.ratelimit import RateLimitCounter
+from switchboard.store import rate_limits
+from switchboard.store.database import create_engine
+from switchboard.store.tables import table_of
+
+NOW = 1_900_000_000.25
+EXPIRES = datetime(2030, 3, 17, tzinfo=UTC) + timedelta(hours=1)
+
+
+def _count_upserts(engine) -> Counter[str]:  # type: ignore[no-untyped-def]
+    ran: Counter[str] = Counter()
+
+    def note(conn, cursor, statement, parameters, context, executemany):  # type: ignore[no-untyped-def]
+        if statement.lstrip().upper().startswith("INSERT INTO RATE_LIMIT_COUNTERS"):
+            ran["upserts"] += 1
+
+    sa_event.listen(engine.sync_engine, "before_cursor_execute", note)
+    return ran
+
+
+async def _counts(engine) -> dict[str, int]:  # type: ignore[no-untyped-def]
+    table = table_of(RateLimitCounter)
+    async with engine.connect() as conn:
+        rows = (await conn.execute(select(table.c.bucket, table.c.count))).all()
+    return {bucket: count for bucket, count in rows}
+
+
+async def test_lease_many_grants_chunks_one_slot_or_nothing_in_order(settings):
+    engine = create_engine(settings.database_url, autocommit=True)
+    ran = _count_upserts(engine)
+    try:
+        async with engine.begin() as conn:
+            # "nearly" has 9 of 10 taken and "full" all 10: a chunk of 4 fits neither.
+            await rate_limits.lease_many(
+                conn, [rate_limits.Want("nearly", 9, 10, EXPIRES), rate_limits.Want("full", 10, 10, EXPIRES)]
+            )
+            ran.clear()
+            answers = await rate_limits.lease_many(
+                conn,
+                [
+                    rate_limits.Want("fresh", 4, 10, EXPIRES),
+                    rate_limits.Want("nearly", 4, 10, EXPIRES),
+                    rate_limits.Want("full", 4, 10, EXPIRES),
+                    rate_limits.Want("tiny", 50, 3, EXPIRES),
+                ],
+            )
+        counts = await _counts(engine)
+    finally:
+        await engine.dispose()
+    assert answers == [(4, 4), (1, 10), (0, 10), (3, 3)]
+    assert counts == {"fresh": 4, "nearly": 10, "full": 10, "tiny": 3}
+    # The four in one statement; the two whose chunk did not fit tried one slot in a second.
+    assert ran["upserts"] == 2
+
+
+async def test_lease_many_refuses_a_bucket_twice(settings):
+    engine = create_engine(settings.database_url, autocommit=True)
+    try:
+        async with engine.begin() as conn:
+            with pytest.raises(ValueError):
+                await rate_limits.lease_many(
+                    conn, [rate_limits.Want("b", 1, 5, EXPIRES), rate_limits.Want("b", 1, 5, EXPIRES)]
+                )
+    finally:
+        await engine.dispose()
+
+
+async def test_concurrent_new_windows_share_statements_and_each_is_counted(settings):
+    engine = create_engine(settings.database_url, autocommit=True)
+    ran = _count_upserts(engine)
+    limiter = RateLimiter(engine)
+    keys = [f"key_{i}" for i in range(40)]
+    try:
+        decisions = await asyncio.gather(*(limiter.check(k, Limits(10, 1000), now=NOW) for k in keys))
+        counts = await _counts(engine)
+    finally:
+        await engine.dispose()
+    assert all(d.allowed for d in decisions)
+    # 40 keys, each a per-second and a per-day lease: 80 leases, far fewer statements.
+    assert ran["upserts"] < 40, ran
+    second = {b: c for b, c in counts.items() if ":s:" in b}
+    day = {b: c for b, c in counts.items() if ":d:" in b}
+    # Each key leased a chunk of a fifth of its second's limit and a hundredth of its day's.
+    assert second == {f"{k}:s:{int(NOW)}": 2 for k in keys}
+    assert day == {f"{k}:d:{int(NOW) // 86_400}": 10 for k in keys}
+
+
+async def test_a_cancelled_request_leaves_the_others_answered(settings):
+    engine = create_engine(settings.database_url, autocommit=True)
+    limiter = RateLimiter(engine)
+    try:
+        tasks = [asyncio.create_task(limiter.check(f"k{i}", Limits(5, 1000), now=NOW)) for i in range(6)]
+        await asyncio.sleep(0)  # every request queued its lease
+        tasks[2].cancel()
+        results = await asyncio.gather(*tasks, return_exceptions=True)
+        later = await limiter.check("k2", Limits(5, 1000), now=NOW)
+    finally:
+        await engine.dispose()
+    assert isinstance(results[2], asyncio.CancelledError)
+    assert all(r.allowed for i, r in enumerate(results) if i != 2)  # type: ignore[union-attr]
+    assert later.allowed
+
+
+async def test_a_failing_database_fails_every_waiting_request_and_the_next_try_runs(settings):
+    # A database without the counters' table: every lease statement fails.
+    bare = Path(tempfile.mkdtemp(prefix="sb-ratelimit-")) / "bare.db"
+    engine = create_engine(f"sqlite+aiosqlite:///{bare}", autocommit=True)
+    limiter = RateLimiter(engine)
+    try:
+        results = await asyncio.wait_for(
+            asyncio.gather(
+                *(limiter.check(f"k{i}", Limits(5, 1000), now=NOW) for i in range(5)), return_exceptions=True
+            ),
+            timeout=10,
+        )
+        with pytest.raises(OperationalError):
+            await asyncio.wait_for(limiter.check("again", Limits(5, 1000), now=NOW), timeout=10)
+    finally:
+        await engine.dispose()
+    assert all(isinstance(r, OperationalError) for r in results), results
