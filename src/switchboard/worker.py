@@ -31,6 +31,7 @@ from switchboard.activities.deps import ActivityDeps
 from switchboard.activities.registry import build_activities
 from switchboard.activities.tools.egress import EgressGuard
 from switchboard.activities.tools.http_client import GuardedTransport
+from switchboard.heap import freeze_startup_heap
 from switchboard.logs import configure_logging
 from switchboard.settings import Settings
 from switchboard.store.database import create_engine, session_factory
@@ -172,6 +173,7 @@ async def run_worker(settings: Settings, *, stop: asyncio.Event | None = None) -
     await ensure_schedules(client, settings)
     deps = build_deps(client, settings, engine)
     worker = build_worker(client, deps, graceful_shutdown=GRACEFUL_SHUTDOWN)
+    freeze_startup_heap()
     log.info("worker started", extra={"task_queue": settings.temporal_task_queue})
     try:
         if stop is None:
