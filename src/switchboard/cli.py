@@ -58,8 +58,11 @@ def api(host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
         uvicorn.run("switchboard.api.asgi:app", host=host, port=port, workers=workers, log_level="warning")
         return
     from switchboard.api.app import create_app
+    from switchboard.heap import freeze_startup_heap
 
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="warning")
+    served = create_app(settings)
+    freeze_startup_heap()
+    uvicorn.run(served, host=host, port=port, log_level="warning")
 
 
 @app.command()

@@ -9,6 +9,13 @@ made up the tail of the send bench. ``gc.freeze`` moves what exists once
 start-up is done into a permanent generation that collections skip: the same
 pass then took 3 ms. Objects made later (requests, sessions, workflow runs)
 are collected as before.
+
+Called by the processes' entry points (``switchboard api``, ``api.asgi`` in each
+uvicorn worker process, ``worker.run_worker``), never by ``create_app``: a test
+process starts many apps, and what it froze would stay out of every later
+collection. The price in a server: a start-up object that later becomes part of
+a reference cycle (a pool's connection replaced after a failover) is never
+collected; objects freed by their reference count are freed as before.
 """
 
 from __future__ import annotations
@@ -19,11 +26,7 @@ _frozen = False
 
 
 def freeze_startup_heap() -> None:
-    """Collect once, then freeze what is left; the first call in a process only.
-
-    Once per process because a test session starts many apps: a later freeze
-    would keep whatever an earlier app left in reference cycles forever.
-    """
+    """Collect the garbage there is, then freeze what is left; the first call in a process only."""
     global _frozen
     if _frozen:
         return

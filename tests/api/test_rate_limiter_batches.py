@@ -19,7 +19,7 @@ from sqlalchemy import event as sa_event
 from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
 
-from switchboard.api.rate_limiter import RateLimiter
+from switchboard.api.rate_limiter import LeaseNotWritten, RateLimiter
 from switchboard.domain.rate_limits import Limits
 from switchboard.models.ratelimit import RateLimitCounter
 from switchboard.store import rate_limits
@@ -74,6 +74,27 @@ async def test_lease_many_grants_chunks_one_slot_or_nothing_in_order(settings):
     assert counts == {"fresh": 4, "nearly": 10, "full": 10, "tiny": 3}
     # The four in one statement; the two whose chunk did not fit tried one slot in a second.
     assert ran["upserts"] == 2
+
+
+async def test_lease_many_writes_its_rows_in_bucket_order(settings):
+    # Two processes locking the same rows in opposite orders would deadlock on PostgreSQL.
+    engine = create_engine(settings.database_url, autocommit=True)
+    written: list[list[str]] = []
+
+    def note(conn, cursor, statement, parameters, context, executemany):  # type: ignore[no-untyped-def]
+        if statement.lstrip().upper().startswith("INSERT INTO RATE_LIMIT_COUNTERS"):
+            values = parameters.values() if isinstance(parameters, dict) else parameters
+            written.append([v for v in values if isinstance(v, str) and v.startswith("ord:")])
+
+    sa_event.listen(engine.sync_engine, "before_cursor_execute", note)
+    try:
+        async with engine.begin() as conn:
+            await rate_limits.lease_many(
+                conn, [rate_limits.Want(f"ord:{name}", 1, 5, EXPIRES) for name in ("c", "a", "d", "b")]
+            )
+    finally:
+        await engine.dispose()
+    assert written == [["ord:a", "ord:b", "ord:c", "ord:d"]]
 
 
 async def test_lease_many_refuses_a_bucket_twice(settings):
@@ -136,8 +157,12 @@ async def test_a_failing_database_fails_every_waiting_request_and_the_next_try_r
             ),
             timeout=10,
         )
-        with pytest.raises(OperationalError):
+        with pytest.raises(LeaseNotWritten) as again:
             await asyncio.wait_for(limiter.check("again", Limits(5, 1000), now=NOW), timeout=10)
     finally:
         await engine.dispose()
-    assert all(isinstance(r, OperationalError) for r in results), results
+    assert isinstance(again.value.__cause__, OperationalError)
+    assert all(isinstance(r, LeaseNotWritten) for r in results), results
+    # Each request has an error of its own, caused by the statement's.
+    assert len({id(r) for r in results}) == 5
+    assert all(isinstance(r.__cause__, OperationalError) for r in results)  # type: ignore[union-attr]

@@ -10,11 +10,13 @@ from collections import Counter
 
 import pytest
 from sqlalchemy import event as sa_event
+from sqlalchemy import update
 
 from switchboard.domain.errors import Forbidden, ValidationFailed
 from switchboard.domain.message_status import QUEUED, SENT
 from switchboard.models.base import new_id, utcnow
 from switchboard.models.messaging import Message
+from switchboard.models.tenancy import PhoneNumber
 from switchboard.store import messages
 from switchboard.store.database import create_engine, session_factory, unit_of_work
 
@@ -67,9 +69,11 @@ async def test_a_sandbox_read_is_one_statement_with_the_pause_flag(sessions, app
     assert facts.customer_paused is True
 
 
-async def test_a_live_read_counts_only_this_numbers_queued_sends(sessions, tenant):
+async def test_a_live_read_counts_only_this_numbers_queued_sends(sessions, tenant, other_tenant):
     async with unit_of_work(sessions) as session:
         session.add_all([_outbound(tenant, QUEUED), _outbound(tenant, QUEUED), _outbound(tenant, SENT)])
+        # Queued on another number: not this number's queue.
+        session.add_all([_outbound(other_tenant, QUEUED) for _ in range(3)])
     sessions.ran.clear()
     async with sessions() as session:
         phone, facts = await messages.sending_phone(
@@ -89,3 +93,18 @@ async def test_an_unknown_number_and_another_tenants_number_are_refused(sessions
             await messages.sending_phone(session, tenant.id, other_tenant.phone_number_id, count_queued=False)
     assert unknown.value.code == "INVALID_PHONE_NUMBER_ID"
     assert foreign.value.code == "PHONE_NUMBER_NOT_IN_TENANT"
+
+
+async def test_a_number_without_a_customer_is_not_paused(sessions, tenant):
+    async with unit_of_work(sessions) as session:
+        await session.execute(
+            update(PhoneNumber)
+            .where(PhoneNumber.phone_number_id == tenant.phone_number_id)  # type: ignore[arg-type]
+            .values(customer_id=None)
+        )
+    async with sessions() as session:
+        phone, facts = await messages.sending_phone(
+            session, tenant.id, tenant.phone_number_id, count_queued=True
+        )
+    assert phone.customer_id is None
+    assert facts == messages.PhoneFacts(customer_paused=False, queued=0)

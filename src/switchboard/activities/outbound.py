@@ -172,8 +172,15 @@ async def create_send(
     for attempt in range(2):
         try:
             async with unit_of_work(sessions) as session:
+                # A second pass reads the pause flag and the queue afresh: they may have moved meanwhile.
                 message, event_ids = await _store(
-                    session, settings, tenant_id=tenant_id, send=send, phone=phone, ctx=ctx, facts=facts
+                    session,
+                    settings,
+                    tenant_id=tenant_id,
+                    send=send,
+                    phone=phone,
+                    ctx=ctx,
+                    facts=None if attempt else facts,
                 )
             break
         except IntegrityError:

@@ -21,7 +21,6 @@ from switchboard.api.principal import ApiKeyCache
 from switchboard.api.rate_limiter import RateLimiter
 from switchboard.api.routers import all_routers, serving_order
 from switchboard.api.state import AppState
-from switchboard.heap import freeze_startup_heap
 from switchboard.settings import Settings
 from switchboard.store.database import create_engine, session_factory
 from switchboard.temporal_client import connect_temporal
@@ -52,7 +51,6 @@ def create_app(settings: Settings) -> FastAPI:
             http=http,
         )
         app.state.switchboard = state
-        freeze_startup_heap()
         try:
             yield
         finally:

@@ -11,10 +11,11 @@ refuses the rest of that window from memory (counts only grow within a window),
 so a storm of refused requests costs no database writes.
 
 A process writes its leases from one task, each batch of waiting leases in one
-statement (``rate_limits.lease_many``). On SQLite the writes take turns anyway
-(one writer), and every new per-second window of every busy key needs one: one
-at a time, a burst of them at a second's boundary queued requests for hundreds
-of milliseconds.
+statement (``rate_limits.lease_many``). Every new per-second window of every
+busy key needs a lease, and they come in bursts at a second's boundary: one
+statement each, they queued requests for hundreds of milliseconds on SQLite,
+where the writes take turns anyway (one writer), and cost a round trip each on
+PostgreSQL. A limiter serves one event loop (its app's).
 """
 
 from __future__ import annotations
@@ -45,6 +46,10 @@ class _Lease:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
+class LeaseNotWritten(Exception):
+    """The shared counter could not be written; the database's error is the cause."""
+
+
 @dataclass
 class _Queued:
     """A lease waiting for the writer, and where its answer goes."""
@@ -69,9 +74,10 @@ class RateLimiter:
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
         self._leases: OrderedDict[tuple[str, str], _Lease] = OrderedDict()
-        # Leases waiting to be written, and the task writing them. One writer per process: SQLite has
-        # one writer, and a write that finds the file locked sleeps in its busy handler (1 ms growing
-        # to 100 ms a try), so this process's lease writes take turns in the event loop instead.
+        # Leases waiting to be written, and the task writing them, a batch per statement. One writer
+        # per process: SQLite has one writer anyway (a write that finds the file locked sleeps in its
+        # busy handler, 1 ms growing to 100 ms a try), and batches need fewer round trips than
+        # concurrent statements on PostgreSQL.
         self._queue: list[_Queued] = []
         self._writer: asyncio.Task[None] | None = None
 
@@ -139,7 +145,8 @@ class RateLimiter:
         """Lease from the shared counter, in the writer's next batch; (granted, window count after)."""
         answer: asyncio.Future[tuple[int, int]] = asyncio.get_running_loop().create_future()
         self._queue.append(_Queued(want, answer))
-        if self._writer is None:
+        # done(): a writer cancelled before its first step never ran its ``finally``.
+        if self._writer is None or self._writer.done():
             self._writer = asyncio.create_task(self._write_queued())
         # A request cancelled meanwhile leaves its lease to be written: unused slots, as a lease
         # left over at a window's end (never more admitted than the limit).
@@ -155,10 +162,13 @@ class RateLimiter:
                     async with self._engine.begin() as conn:
                         answers = await rate_limits.lease_many(conn, [q.want for q in batch])
                 except Exception as error:  # noqa: BLE001 - handed to every waiter, which raises it
-                    # Each request waiting on this batch fails as a lone lease would have (a 500).
+                    # Each request waiting on this batch fails (a 500), with an error of its own: one
+                    # shared instance would gather every request's traceback in the logs.
                     for queued in batch:
                         if not queued.answer.done():
-                            queued.answer.set_exception(error)
+                            failed = LeaseNotWritten("the rate-limit lease could not be written")
+                            failed.__cause__ = error
+                            queued.answer.set_exception(failed)
                     continue
                 for queued, granted in zip(batch, answers, strict=True):
                     if not queued.answer.done():

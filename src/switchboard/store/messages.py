@@ -79,8 +79,10 @@ async def sending_phone(
 ) -> tuple[PhoneNumber, PhoneFacts]:
     """``phone_for_send`` and the facts its send's checks need, in one statement.
 
-    A send otherwise spends three round trips (the number, its customer, its queue) before its own
-    transaction; this is every sandbox send's only read, and a live send's first.
+    A send read its number first, then its customer's flag and (live) its queue in its own
+    transaction: three round trips, now one. Every sandbox send's only read, a live send's first.
+    Neither figure was ever locked, so reading them a moment earlier changes no guarantee: the queue
+    limit, as before, bounds what waits, not what concurrent sends see.
     """
     stmt = _LIVE_PHONE if count_queued else _SANDBOX_PHONE
     row = (await session.execute(stmt, {"phone_number_id": phone_number_id})).first()

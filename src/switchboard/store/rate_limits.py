@@ -35,8 +35,9 @@ class Want:
     expires_at: datetime
 
 
-# The most leases one statement takes (a statement is cached per size, so sizes are bounded).
-MAX_BATCH = 64
+# The most leases one statement takes. A statement is built and cached per number of rows, and
+# psycopg keeps at most 100 prepared statements a connection: the sizes stay well under that.
+MAX_BATCH = 32
 
 
 @cache
@@ -78,7 +79,9 @@ async def lease_many(conn: AsyncConnection, wants: Sequence[Want]) -> list[tuple
         raise ValueError(f"at most {MAX_BATCH} leases of distinct buckets per statement")
     sizes = [max(1, min(w.want, w.limit)) for w in wants]
     answers: dict[int, tuple[int, int]] = {}
-    pending = list(range(len(wants)))
+    # PostgreSQL locks a multi-row upsert's rows in the order of its VALUES: in bucket order, two
+    # processes' batches of the same buckets wait for each other instead of deadlocking.
+    pending = sorted(range(len(wants)), key=lambda i: wants[i].bucket)
     while pending:
         claim = _claim(conn.dialect.name, len(pending))
         values: dict[str, Any] = {}
