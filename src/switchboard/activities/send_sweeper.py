@@ -1,9 +1,11 @@
 """Resume sends left ``queued`` whose workflow never started (the API crashed, or Temporal was down).
 
 The message row commits before its workflow starts, and the API notes
-``workflow_started_at`` once the start succeeded. If the API dies in between,
-or cannot reach Temporal, this sweep (run by a schedule) starts the workflow of
-every queued message without that note and older than the API's longest wait.
+``workflow_started_at`` when it answers before the send's outcome is recorded
+(a 202, a failed workflow); a send answered in time is no longer queued. If the
+API dies before it answers, or cannot reach Temporal, this sweep (run by a
+schedule) starts the workflow of every queued message without that note and
+older than the API's longest wait.
 Workflow ids derive from message ids, so a send that is already running is
 attached to, not started twice; one whose workflow failed is started again.
 Messages whose workflow is running are never looked at again, so a long

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import httpx
+import pytest
 from sqlalchemy import text
 
 from switchboard.store.database import create_engine
@@ -49,48 +52,89 @@ async def test_text_send_reaches_upstream_and_answers_sent(
 TO = "14155550100"
 
 
-async def test_a_send_whose_started_mark_fails_still_answers_sent(
+@pytest.fixture
+def overrides() -> dict[str, object]:
+    return {}
+
+
+@pytest.fixture
+def settings(settings, overrides):  # type: ignore[no-untyped-def]
+    return settings.model_copy(update=overrides)
+
+
+async def _started_at(engine, message_id: str):  # type: ignore[no-untyped-def]
+    async with engine.connect() as conn:
+        return (
+            await conn.execute(
+                text("SELECT workflow_started_at FROM messages WHERE id = :id"), {"id": message_id}
+            )
+        ).scalar_one()
+
+
+async def test_a_send_answered_in_time_needs_no_started_mark(
+    app_client: httpx.AsyncClient, tenant: TenantFixture, worker, settings
+):
+    # Sent within the wait: the message is no longer queued, so the sweeper never looks at it.
+    response = await app_client.post(
+        "/v1/messages",
+        json={"phone_number_id": tenant.phone_number_id, "to": TO, "type": "text", "text": {"body": "hi"}},
+        headers=tenant.headers(),
+    )
+    assert response.status_code == 201, response.text
+    engine = create_engine(settings.database_url)
+    try:
+        assert await _started_at(engine, response.json()["id"]) is None
+    finally:
+        await engine.dispose()
+
+
+@pytest.mark.parametrize("overrides", [{"send_wait_seconds": 0.5}], ids=["wait-0.5s"])
+async def test_a_202_send_is_marked_started_and_a_refused_mark_still_answers_202(
     app_client: httpx.AsyncClient, tenant: TenantFixture, worker, channel: FakeChannel, settings
 ):
-    # The database refuses the one UPDATE that notes the workflow's start; the workflow exists by then,
-    # so the send must go on and answer as usual (a 500 would invite the client to send it twice).
+    # The upstream holds every send past the API's wait: the answer is 202 and the message stays
+    # queued, so the API notes the workflow's start (the sweeper must leave that send alone).
+    gate = channel.hold()
     engine = create_engine(settings.database_url)
-    if engine.dialect.name == "postgresql":
-        statements = [
-            "CREATE FUNCTION refuse_started_mark() RETURNS trigger AS $$ BEGIN"
-            " RAISE EXCEPTION 'injected: workflow_started_at refused'; END $$ LANGUAGE plpgsql",
-            "CREATE TRIGGER refuse_started_mark BEFORE UPDATE OF workflow_started_at ON messages"
-            " FOR EACH ROW EXECUTE FUNCTION refuse_started_mark()",
-        ]
-    else:
-        statements = [
-            "CREATE TRIGGER refuse_started_mark BEFORE UPDATE OF workflow_started_at ON messages"
-            " BEGIN SELECT RAISE(ABORT, 'injected: workflow_started_at refused'); END"
-        ]
+    body = {"phone_number_id": tenant.phone_number_id, "to": TO, "type": "text", "text": {"body": "hi"}}
     try:
+        accepted = await app_client.post("/v1/messages", json=body, headers=tenant.headers())
+        assert accepted.status_code == 202, accepted.text
+        assert await _started_at(engine, accepted.json()["id"]) is not None
+
+        # Now the database refuses the one UPDATE that notes the start. The workflow exists by then,
+        # so the request must still answer 202 (a 500 would invite the client to send it twice).
+        if engine.dialect.name == "postgresql":
+            statements = [
+                "CREATE FUNCTION refuse_started_mark() RETURNS trigger AS $$ BEGIN"
+                " RAISE EXCEPTION 'injected: workflow_started_at refused'; END $$ LANGUAGE plpgsql",
+                "CREATE TRIGGER refuse_started_mark BEFORE UPDATE OF workflow_started_at ON messages"
+                " FOR EACH ROW EXECUTE FUNCTION refuse_started_mark()",
+            ]
+        else:
+            statements = [
+                "CREATE TRIGGER refuse_started_mark BEFORE UPDATE OF workflow_started_at ON messages"
+                " BEGIN SELECT RAISE(ABORT, 'injected: workflow_started_at refused'); END"
+            ]
         async with engine.begin() as conn:
             for statement in statements:
                 await conn.execute(text(statement))
-        response = await app_client.post(
-            "/v1/messages",
-            json={
-                "phone_number_id": tenant.phone_number_id,
-                "to": TO,
-                "type": "text",
-                "text": {"body": "hi"},
-            },
-            headers=tenant.headers(),
-        )
-        assert response.status_code == 201, response.text
-        assert response.json()["status"] == "sent"
-        assert len(channel.sends) == 1
-        async with engine.connect() as conn:
-            started_at = (
-                await conn.execute(
-                    text("SELECT workflow_started_at FROM messages WHERE id = :id"),
-                    {"id": response.json()["id"]},
-                )
-            ).scalar_one()
-        assert started_at is None  # the mark really was refused
+        refused = await app_client.post("/v1/messages", json=body, headers=tenant.headers())
+        assert refused.status_code == 202, refused.text
+        assert refused.json()["status"] == "queued"
+        assert await _started_at(engine, refused.json()["id"]) is None  # the mark really was refused
     finally:
+        gate.set()
         await engine.dispose()
+    # Both sends go on once the upstream answers.
+    async with asyncio.timeout(20):
+        while True:
+            statuses = [
+                (await app_client.get(f"/v1/messages/{r.json()['id']}", headers=tenant.headers())).json()[
+                    "status"
+                ]
+                for r in (accepted, refused)
+            ]
+            if statuses == ["sent", "sent"]:
+                break
+            await asyncio.sleep(0.05)
