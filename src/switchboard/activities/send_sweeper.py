@@ -19,6 +19,7 @@ from datetime import timedelta
 
 from pydantic import BaseModel
 from temporalio import activity
+from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from switchboard.activities.deps import ActivityDeps
 from switchboard.activities.send_input import send_input_for, tier_rates
@@ -31,8 +32,10 @@ from switchboard.store.database import unit_of_work
 
 log = logging.getLogger("switchboard.sends")
 
-# Longer than the API ever waits for a send (SEND_WAIT_SECONDS is at most 55 s).
-STALE_AFTER = timedelta(seconds=60)
+# Longer than the API ever takes to note a start it answers before the outcome of: the message's
+# events dispatched and the workflow started (5 s each at most), then the wait (SEND_WAIT_SECONDS,
+# at most 55 s), with room for a busy host. A send the API still waits on is left to it.
+STALE_AFTER = timedelta(seconds=120)
 BATCH = 200
 
 
@@ -68,10 +71,19 @@ class SendSweeperActivities:
                 log.error("queued message cannot be resumed", extra={"message_id": message.id})
                 unreadable += 1
                 continue
-            await start_send(self._deps.temporal, request, task_queue=self._deps.settings.temporal_task_queue)
+            try:
+                await start_send(
+                    self._deps.temporal, request, task_queue=self._deps.settings.temporal_task_queue
+                )
+                started = True
+            except WorkflowAlreadyStartedError:
+                # Its run completed after the read above (a completed send is never run again): its
+                # outcome is recorded by now, so there is nothing to resume; noted all the same.
+                log.info("queued send completed meanwhile", extra={"message_id": message.id})
+                started = False
             async with unit_of_work(self._deps.sessions) as session:
                 await messages.mark_workflow_started(session, message.id, at=utcnow())
-            resumed += 1
+            resumed += started
         if resumed:
             log.warning("resumed queued sends", extra={"resumed": resumed})
         return SweepResult(resumed=resumed, unreadable=unreadable)

@@ -199,7 +199,7 @@ async def note_started(state: AppState, message_id: str) -> None:
     try:
         async with state.autocommit() as session:  # one UPDATE: atomic by itself
             await messages.mark_workflow_started(session, message_id, at=utcnow())
-    except SQLAlchemyError:
+    except Exception:  # best effort, logged: any failure (a driver's bare OSError too)
         # The workflow exists and will send: failing the request now would invite a duplicate send.
         # The mark only spares the sweeper a start, and its start joins a running or finished send.
         log.warning("send workflow started but not noted", extra={"message_id": message_id}, exc_info=True)

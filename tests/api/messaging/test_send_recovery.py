@@ -116,3 +116,36 @@ async def test_sweeper_starts_a_queued_send_whose_workflow_never_started(
         SweepQueuedSendsWorkflow.run, id=f"sweep-again-{message_id}", task_queue=settings.temporal_task_queue
     )
     assert again.resumed == 0
+
+
+async def test_sweeper_leaves_a_completed_send_alone_even_if_it_reads_queued(
+    app_client: httpx.AsyncClient, tenant: TenantFixture, channel: FakeChannel, worker, temporal_env, settings
+):
+    # A send whose run completed, read by the sweeper as queued and un-noted (its outcome recorded
+    # just after the sweeper's read): the start finds the completed run and sends nothing again.
+    sent = await app_client.post(
+        "/v1/messages",
+        json={"phone_number_id": tenant.phone_number_id, "to": TO, "type": "text", "text": {"body": "once"}},
+        headers=tenant.headers(),
+    )
+    assert sent.status_code == 201, sent.text
+    message_id = sent.json()["id"]
+    engine = create_engine(settings.database_url)
+    async with engine.begin() as conn:  # as the sweeper's read saw it: queued, un-noted, old
+        await conn.execute(
+            update(Message.__table__)
+            .where(Message.__table__.c.id == message_id)  # type: ignore[attr-defined]
+            .values(status="queued", workflow_started_at=None, created_at=utcnow() - timedelta(minutes=5))
+        )
+    await engine.dispose()
+    result = await temporal_env.client.execute_workflow(
+        SweepQueuedSendsWorkflow.run, id=f"sweep-done-{message_id}", task_queue=settings.temporal_task_queue
+    )
+    assert result.resumed == 0
+    assert len(channel.sends_to(TO)) == 1
+    again = await temporal_env.client.execute_workflow(
+        SweepQueuedSendsWorkflow.run,
+        id=f"sweep-done-again-{message_id}",
+        task_queue=settings.temporal_task_queue,
+    )
+    assert again.resumed == 0  # noted: never looked at again
