@@ -26,9 +26,17 @@ def channel(fake_channel: tuple[FakeChannel, str]) -> FakeChannel:
 
 
 @pytest.fixture
-def settings(settings, fake_channel):  # type: ignore[no-untyped-def]
-    """The session settings, pointed at this test's fake upstream."""
-    return settings.model_copy(update={"channel_api_base_url": fake_channel[1], "send_wait_seconds": 10.0})
+def overrides() -> dict[str, object]:
+    """Settings a test changes (``@pytest.mark.parametrize("overrides", [{...}])``); none by default."""
+    return {}
+
+
+@pytest.fixture
+def settings(settings, fake_channel, overrides):  # type: ignore[no-untyped-def]
+    """The session settings, pointed at this test's fake upstream, with the test's overrides."""
+    return settings.model_copy(
+        update={"channel_api_base_url": fake_channel[1], "send_wait_seconds": 10.0, **overrides}
+    )
 
 
 @pytest.fixture

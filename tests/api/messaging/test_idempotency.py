@@ -14,16 +14,6 @@ from tests.support.tenants import TenantFixture
 TO = "14155550100"
 
 
-@pytest.fixture
-def overrides() -> dict[str, Any]:
-    return {}
-
-
-@pytest.fixture
-def settings(settings, overrides):  # type: ignore[no-untyped-def]
-    return settings.model_copy(update=overrides)
-
-
 def text(tenant: TenantFixture, body: str = "hello", to: str = TO) -> dict[str, Any]:
     return {"phone_number_id": tenant.phone_number_id, "to": to, "type": "text", "text": {"body": body}}
 

@@ -61,16 +61,6 @@ async def rewind_guard(settings, message_id: str, *, by: timedelta) -> None:
         )
 
 
-@pytest.fixture
-def overrides() -> dict[str, Any]:
-    return {}
-
-
-@pytest.fixture
-def settings(settings, overrides):  # type: ignore[no-untyped-def]
-    return settings.model_copy(update=overrides)
-
-
 async def test_retry_creates_a_new_message_and_keeps_the_original(
     app_client: httpx.AsyncClient, tenant: TenantFixture, worker, channel: FakeChannel
 ):

@@ -52,16 +52,6 @@ async def test_text_send_reaches_upstream_and_answers_sent(
 TO = "14155550100"
 
 
-@pytest.fixture
-def overrides() -> dict[str, object]:
-    return {}
-
-
-@pytest.fixture
-def settings(settings, overrides):  # type: ignore[no-untyped-def]
-    return settings.model_copy(update=overrides)
-
-
 async def _started_at(engine, message_id: str):  # type: ignore[no-untyped-def]
     async with engine.connect() as conn:
         return (

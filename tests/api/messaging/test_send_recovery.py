@@ -22,16 +22,6 @@ from tests.support.tenants import TenantFixture
 TO = "14155550100"
 
 
-@pytest.fixture
-def overrides() -> dict[str, Any]:
-    return {}
-
-
-@pytest.fixture
-def settings(settings, overrides):  # type: ignore[no-untyped-def]
-    return settings.model_copy(update=overrides)
-
-
 async def _poll(
     client: httpx.AsyncClient,
     tenant: TenantFixture,

@@ -18,16 +18,6 @@ from tests.support.fake_channel import FakeChannel
 from tests.support.tenants import TenantFixture
 
 
-@pytest.fixture
-def overrides() -> dict[str, Any]:
-    return {}
-
-
-@pytest.fixture
-def settings(settings, overrides):  # type: ignore[no-untyped-def]
-    return settings.model_copy(update=overrides)
-
-
 def text(tenant: TenantFixture, n: int) -> dict[str, Any]:
     return {
         "phone_number_id": tenant.phone_number_id,

@@ -30,16 +30,6 @@ TO = "14155550100"
 HANG_GUARD_SECONDS = 20.0
 
 
-@pytest.fixture
-def overrides() -> dict[str, Any]:
-    return {}
-
-
-@pytest.fixture
-def settings(settings, overrides):  # type: ignore[no-untyped-def]
-    return settings.model_copy(update=overrides)
-
-
 def ok(wamid: str) -> dict[str, Any]:
     return {
         "messaging_product": "whatsapp",
