@@ -207,7 +207,7 @@ async def _store(
     if existing is not None:
         return existing, []
     rendered = await prechecks(session, send, phone, tenant_id=tenant_id, facts=facts)
-    queued = facts.queued if facts is not None and facts.queued is not None else None
+    queued = facts.queued if facts is not None else None  # None: not read with the number (sandbox facts)
     if queued is None:
         queued = await messages.queued_count(session, phone.phone_number_id)
     # The spec refuses when more than the limit wait, so the limit-th message may still queue.
