@@ -18,6 +18,8 @@ from sqlalchemy import event, exc
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
+from switchboard.store.sqlite_driver import one_hop_dbapi
+
 # A pooled PostgreSQL connection idle for longer than this is pinged before it is handed out.
 PING_AFTER_IDLE_SECONDS = 1.0
 
@@ -45,7 +47,13 @@ def create_engine(
         if url.database and url.database != ":memory:":
             os.makedirs(os.path.dirname(os.path.abspath(url.database)), exist_ok=True)
         # hide_parameters: SQL errors in logs never carry message bodies, phones or tokens.
-        engine = create_async_engine(url, connect_args={"timeout": 30}, hide_parameters=True, **isolation)
+        engine = create_async_engine(
+            url,
+            module=one_hop_dbapi(),
+            connect_args={"timeout": 30},
+            hide_parameters=True,
+            **isolation,
+        )
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return engine
     engine = create_async_engine(

@@ -1,0 +1,167 @@
+"""The SQLite driver: one hop to the connection's thread per statement, and the same results as before.
+
+Each test opens its own SQLite file (whatever DATABASE_URL says): the driver is SQLite's alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import aiosqlite
+import pytest
+from sqlalchemy import text
+from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from switchboard.store.database import create_engine, session_factory, unit_of_work
+from switchboard.store.sqlite_driver import OneHopCursor
+
+
+@pytest.fixture
+async def engine(tmp_path) -> AsyncIterator[AsyncEngine]:
+    engine = create_engine(f"sqlite+aiosqlite:///{tmp_path}/driver.db")
+    async with engine.begin() as conn:
+        await conn.execute(text("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL)"))
+    yield engine
+    await engine.dispose()
+
+
+@pytest.fixture
+def hops(monkeypatch) -> list[str]:
+    """Every call aiosqlite runs on a connection's thread, by the function's name (the calls still run)."""
+    calls: list[str] = []
+    execute = aiosqlite.Connection._execute
+
+    async def counted(self, fn, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(getattr(fn, "__name__", repr(fn)))
+        return await execute(self, fn, *args, **kwargs)
+
+    monkeypatch.setattr(aiosqlite.Connection, "_execute", counted)
+    return calls
+
+
+async def test_the_engine_uses_the_one_hop_cursor(engine) -> None:
+    async with engine.connect() as conn:
+        raw = await conn.get_raw_connection()
+        assert isinstance(raw.dbapi_connection.cursor(), OneHopCursor)
+
+
+async def test_a_select_and_an_insert_are_one_hop_each(engine, hops) -> None:
+    sessions = session_factory(engine)
+    async with unit_of_work(sessions) as session:
+        await session.execute(text("INSERT INTO items (name) VALUES ('a')"))
+        hops.clear()
+        await session.execute(text("INSERT INTO items (name) VALUES ('b')"))
+        assert hops == ["_execute_and_fetch"]
+        hops.clear()
+        rows = (await session.execute(text("SELECT name FROM items ORDER BY name"))).all()
+        assert hops == ["_execute_and_fetch"]
+        assert [row.name for row in rows] == ["a", "b"]
+        hops.clear()
+    assert hops == ["commit"]
+
+
+async def test_returning_executemany_rowcount_and_lastrowid(engine) -> None:
+    async with engine.begin() as conn:
+        inserted = await conn.execute(text("INSERT INTO items (name) VALUES ('x') RETURNING id, name"))
+        assert [tuple(row) for row in inserted] == [(1, "x")]
+        await conn.execute(text("INSERT INTO items (name) VALUES (:name)"), [{"name": "y"}, {"name": "z"}])
+        updated = await conn.execute(text("UPDATE items SET name = name || '!' WHERE id > 1"))
+        assert updated.rowcount == 2
+        last = await conn.execute(text("INSERT INTO items (name) VALUES ('w')"))
+        assert last.lastrowid == 4
+        names = (await conn.execute(text("SELECT name FROM items ORDER BY id"))).scalars().all()
+    assert names == ["x", "y!", "z!", "w"]
+
+
+async def test_a_streamed_result_still_reads_every_row(engine) -> None:
+    async with engine.begin() as conn:
+        await conn.execute(
+            text("INSERT INTO items (name) VALUES (:name)"), [{"name": f"n{i}"} for i in range(5)]
+        )
+        streamed = await conn.stream(text("SELECT name FROM items ORDER BY id"))
+        names = [row.name async for row in streamed]
+    assert names == [f"n{i}" for i in range(5)]
+
+
+async def test_an_error_rolls_back_and_leaves_the_connection_usable(engine) -> None:
+    sessions = session_factory(engine)
+    async with unit_of_work(sessions) as session:
+        await session.execute(text("INSERT INTO items (name) VALUES ('dup')"))
+    with pytest.raises(IntegrityError):
+        async with unit_of_work(sessions) as session:
+            await session.execute(text("INSERT INTO items (name) VALUES ('kept-out')"))
+            await session.execute(text("INSERT INTO items (name) VALUES ('dup')"))
+    with pytest.raises(OperationalError):
+        async with unit_of_work(sessions) as session:
+            await session.execute(text("SELECT nope FROM items"))
+    async with unit_of_work(sessions) as session:
+        names = (await session.execute(text("SELECT name FROM items"))).scalars().all()
+    assert names == ["dup"]
+
+
+async def test_a_writer_waiting_for_a_lock_blocks_its_thread_not_the_event_loop(tmp_path) -> None:
+    """A second engine stands for another process holding the write lock: the loop runs on meanwhile."""
+    url = f"sqlite+aiosqlite:///{tmp_path}/locks.db"
+    holder, waiter = create_engine(url), create_engine(url)
+    try:
+        async with holder.begin() as conn:
+            await conn.execute(text("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT)"))
+        ticks = 0
+
+        async def tick() -> None:
+            nonlocal ticks
+            while True:
+                await asyncio.sleep(0.01)
+                ticks += 1
+
+        ticker = asyncio.create_task(tick())
+        async with holder.connect() as locked:
+            await locked.execute(text("BEGIN IMMEDIATE"))
+            await locked.execute(text("INSERT INTO items (name) VALUES ('first')"))
+
+            async def second_writer() -> None:
+                async with waiter.begin() as conn:
+                    await conn.execute(text("INSERT INTO items (name) VALUES ('second')"))
+
+            writing = asyncio.create_task(second_writer())
+            await asyncio.sleep(0.3)
+            assert not writing.done()  # waiting for the lock, on its connection's thread
+            assert ticks >= 10  # while the event loop kept turning
+            await locked.commit()
+        await asyncio.wait_for(writing, timeout=10)
+        ticker.cancel()
+        async with holder.connect() as conn:
+            names = (await conn.execute(text("SELECT name FROM items ORDER BY id"))).scalars().all()
+        assert names == ["first", "second"]
+    finally:
+        await holder.dispose()
+        await waiter.dispose()
+
+
+async def test_sessions_on_several_connections_interleave(engine) -> None:
+    sessions = session_factory(engine)
+
+    async def insert(i: int) -> None:
+        async with unit_of_work(sessions) as session:
+            await session.execute(text("INSERT INTO items (name) VALUES (:name)"), {"name": f"c{i}"})
+            await asyncio.sleep(0)
+            assert (await session.execute(text("SELECT count(*) FROM items"))).scalar_one() >= 1
+
+    await asyncio.gather(*(insert(i) for i in range(20)))
+    async with engine.connect() as conn:
+        assert (await conn.execute(text("SELECT count(*) FROM items"))).scalar_one() == 20
+
+
+async def test_returning_a_committed_connection_to_the_pool_costs_no_hop(engine, hops) -> None:
+    sessions = session_factory(engine)
+    async with unit_of_work(sessions) as session:
+        await session.execute(text("INSERT INTO items (name) VALUES ('a')"))
+    assert hops == ["_execute_and_fetch", "commit"]
+    hops.clear()
+    async with sessions() as session:  # a read that never commits: the pool's rollback ends it
+        assert (await session.execute(text("SELECT count(*) FROM items"))).scalar_one() == 1
+    async with engine.connect() as conn:
+        raw = await conn.get_raw_connection()
+        assert not raw.dbapi_connection._connection._connection.in_transaction
