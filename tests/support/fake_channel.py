@@ -50,6 +50,9 @@ class FakeChannel:
     send_times: list[float] = field(default_factory=list)
     auth_headers: list[str] = field(default_factory=list)
     uploads: list[dict[str, Any]] = field(default_factory=list)
+    # When set, every media upload is answered with it and not stored (an upstream failing for good).
+    upload_answer: Scripted | None = None
+    refused_uploads: int = 0
     templates: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
     template_creates: list[dict[str, Any]] = field(default_factory=list)
     username_requests: list[dict[str, Any]] = field(default_factory=list)
@@ -115,6 +118,9 @@ class FakeChannel:
         @app.post("/{version}/{phone_number_id}/media")
         async def media(phone_number_id: str, request: Request) -> JSONResponse:
             form = await request.form()
+            if self.upload_answer is not None:
+                self.refused_uploads += 1
+                return JSONResponse(self.upload_answer.body, status_code=self.upload_answer.status)
             upload = form["file"]
             content = await upload.read()  # type: ignore[union-attr]
             self.uploads.append(

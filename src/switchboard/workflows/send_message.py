@@ -64,6 +64,9 @@ SLOT_WITH_FIRST_TRY = "send-slot-with-first-try"
 # Runs whose accepted try was recorded before tries recorded their own success (their try's result holds
 # no report) call record_send_outcome after it; so do later runs whose try could not record.
 OUTCOME_IN_TRY = "send-outcome-in-try"
+# Runs started before a media link that kept failing was recorded as a failed send ended as failed runs
+# (their message stayed queued); replaying their history still fails them.
+MEDIA_GIVE_UP_RECORDED = "send-media-give-up-recorded"
 
 
 # Outside the sandbox, like DeliverWebhook: one run per send, and the sandbox's fresh import of this
@@ -78,17 +81,26 @@ class SendMessageWorkflow:
     async def run(self, request: SendInput) -> SendReport:
         body = request.body
         if request.media_link and request.media_type:
-            prepared = await workflow.execute_activity_method(
-                MediaActivities.prepare_link,
-                MediaPrepare(
-                    tenant_id=request.tenant_id,
-                    phone_number_id=request.phone_number_id,
-                    waba_id=request.waba_id,
-                    link=request.media_link,
-                    media_type=request.media_type,
-                ),
-                **MEDIA_TRANSFER,
-            )
+            try:
+                prepared = await workflow.execute_activity_method(
+                    MediaActivities.prepare_link,
+                    MediaPrepare(
+                        tenant_id=request.tenant_id,
+                        phone_number_id=request.phone_number_id,
+                        waba_id=request.waba_id,
+                        link=request.media_link,
+                        media_type=request.media_type,
+                    ),
+                    **MEDIA_TRANSFER,
+                )
+            except ActivityError:
+                # The link's download or its upload kept failing for MEDIA_TRANSFER's whole window. A
+                # failed run would leave the message queued for good (nothing resumes a started send),
+                # so it is recorded as a send the upstream side never took: failed_transient, which the
+                # client may retry.
+                if not workflow.patched(MEDIA_GIVE_UP_RECORDED):
+                    raise
+                return await self._record(request, failure=_media_unavailable(), transient=True)
             if prepared.failure is not None or prepared.media_id is None:
                 return await self._record(request, failure=prepared.failure)
             body = with_media_body(body, request.media_type, prepared.media_id)
@@ -253,6 +265,15 @@ def _unavailable() -> UpstreamFailureInfo:
         status_code=503,
         error_title="Upstream unavailable",
         error_message="the upstream did not accept the message within the retry window",
+    )
+
+
+def _media_unavailable() -> UpstreamFailureInfo:
+    return UpstreamFailureInfo(
+        code=UNAVAILABLE,
+        status_code=503,
+        error_title="Media unavailable",
+        error_message="the media link could not be downloaded and uploaded to the upstream within an hour of retries",
     )
 
 

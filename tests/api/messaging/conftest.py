@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
+import httpx
 import pytest
+from temporalio.testing import WorkflowEnvironment
 
 from switchboard.activities.deps import ActivityDeps
+from switchboard.api.app import create_app
+from switchboard.settings import Settings
 from switchboard.store.database import create_engine
-from switchboard.worker import build_deps, close_deps
+from switchboard.worker import build_deps, build_worker, close_deps
 from tests.support.fake_channel import FakeChannel
 from tests.support.http_server import serve_app
 
@@ -49,3 +53,25 @@ async def deps(settings, temporal_env, database_url) -> AsyncIterator[ActivityDe
     finally:
         await close_deps(built)
         await engine.dispose()
+
+
+@pytest.fixture
+async def skipping_client(
+    settings: Settings, time_skipping_env: WorkflowEnvironment
+) -> AsyncIterator[httpx.AsyncClient]:
+    """The API and a worker on the time-skipping server.
+
+    The API starts sends through the environment's client, whose wait for a
+    workflow's result lets the server skip timers: retry backoffs pass at once.
+    """
+    app = create_app(settings)
+    engine = create_engine(settings.database_url)
+    deps = build_deps(time_skipping_env.client, settings, engine)
+    async with app.router.lifespan_context(app):
+        app.state.switchboard.temporal = time_skipping_env.client
+        async with build_worker(time_skipping_env.client, deps, max_concurrent=20):
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://switchboard.test") as client:
+                yield client
+    await close_deps(deps)
+    await engine.dispose()

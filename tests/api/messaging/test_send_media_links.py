@@ -9,8 +9,11 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI, Response
+from temporalio.api.enums.v1 import EventType
+from temporalio.testing import WorkflowEnvironment
 
-from tests.support.fake_channel import FakeChannel
+from switchboard.activities.workflow_starts import send_workflow_id
+from tests.support.fake_channel import FakeChannel, Scripted, cloud_error
 from tests.support.http_server import serve_app
 from tests.support.tenants import TenantFixture
 
@@ -135,3 +138,32 @@ async def test_link_of_the_wrong_content_type_is_refused(
     assert response.status_code == 400, response.text
     assert response.json()["code"] == "UNSUPPORTED_MEDIA_TYPE"
     assert channel.sends == [] and channel.uploads == []
+
+
+async def test_a_link_the_upstream_never_takes_fails_the_send_transiently(
+    skipping_client: httpx.AsyncClient,
+    tenant: TenantFixture,
+    channel: FakeChannel,
+    files: FileServer,
+    time_skipping_env: WorkflowEnvironment,
+):
+    """Uploads failing for MEDIA_TRANSFER's whole hour end the send as failed_transient, not a failed run.
+
+    A failed run left the message queued for good: nothing resumes a started send, so it counted against
+    the phone's queue and a retry of it answered with the queued message that would never go out.
+    """
+    channel.upload_answer = Scripted(503, cloud_error(131000, "Something went wrong"))
+    response = await send(skipping_client, tenant, "image", {"link": files.link("photo.jpg")})
+    assert response.status_code == 503, response.text
+    body = response.json()
+    assert body["code"] == "UPSTREAM_UNAVAILABLE"
+    assert channel.refused_uploads > 1, "the upload was retried before the send gave up"
+    assert channel.sends == []
+    stored = (
+        await skipping_client.get(f"/v1/messages/{body['message_id']}", headers=tenant.headers())
+    ).json()
+    assert (stored["status"], stored["error_code"]) == ("failed_transient", "UPSTREAM_UNAVAILABLE")
+    history = await time_skipping_env.client.get_workflow_handle(
+        send_workflow_id(body["message_id"])
+    ).fetch_history()
+    assert history.events[-1].event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED

@@ -9,7 +9,6 @@ upstream is a request held at the fake's door until the API has answered.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -19,9 +18,6 @@ from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
 from switchboard.activities.workflow_starts import send_workflow_id
-from switchboard.api.app import create_app
-from switchboard.settings import Settings
-from switchboard.store.database import create_engine
 from tests.support.fake_channel import FakeChannel, Scripted, cloud_error
 from tests.support.tenants import TenantFixture
 
@@ -80,30 +76,6 @@ async def retried_attempts(temporal: Client, message_id: str) -> list[int]:
         if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED
         and event.activity_task_started_event_attributes.scheduled_event_id in sends
     ]
-
-
-@pytest.fixture
-async def skipping_client(
-    settings: Settings, time_skipping_env: WorkflowEnvironment
-) -> AsyncIterator[httpx.AsyncClient]:
-    """The API and a worker on the time-skipping server.
-
-    The API starts sends through the environment's client, whose wait for a
-    workflow's result lets the server skip timers: retry backoffs pass at once.
-    """
-    from switchboard.worker import build_deps, build_worker, close_deps
-
-    app = create_app(settings)
-    engine = create_engine(settings.database_url)
-    deps = build_deps(time_skipping_env.client, settings, engine)
-    async with app.router.lifespan_context(app):
-        app.state.switchboard.temporal = time_skipping_env.client
-        async with build_worker(time_skipping_env.client, deps, max_concurrent=20):
-            transport = httpx.ASGITransport(app=app)
-            async with httpx.AsyncClient(transport=transport, base_url="http://switchboard.test") as client:
-                yield client
-    await close_deps(deps)
-    await engine.dispose()
 
 
 # (upstream HTTP status, upstream code, spec answer status, spec code)
