@@ -76,6 +76,7 @@ async def test_returning_executemany_rowcount_and_lastrowid(engine) -> None:
 
 
 async def test_a_streamed_result_still_reads_every_row(engine) -> None:
+    """``stream()`` keeps SQLAlchemy's own server-side cursor: checked here so that it stays working."""
     async with engine.begin() as conn:
         await conn.execute(
             text("INSERT INTO items (name) VALUES (:name)"), [{"name": f"n{i}"} for i in range(5)]
@@ -160,8 +161,39 @@ async def test_returning_a_committed_connection_to_the_pool_costs_no_hop(engine,
         await session.execute(text("INSERT INTO items (name) VALUES ('a')"))
     assert hops == ["_execute_and_fetch", "commit"]
     hops.clear()
-    async with sessions() as session:  # a read that never commits: the pool's rollback ends it
+    async with sessions() as session:  # a read that never commits: the pool's rollback has nothing to end
         assert (await session.execute(text("SELECT count(*) FROM items"))).scalar_one() == 1
-    async with engine.connect() as conn:
-        raw = await conn.get_raw_connection()
-        assert not raw.dbapi_connection._connection._connection.in_transaction
+    assert hops == ["_execute_and_fetch"]
+    hops.clear()
+    with pytest.raises(IntegrityError):  # a transaction that is open when it fails is still rolled back
+        async with unit_of_work(sessions) as session:
+            await session.execute(text("INSERT INTO items (name) VALUES ('b')"))
+            await session.execute(text("INSERT INTO items (name) VALUES ('a')"))
+    assert hops == ["_execute_and_fetch", "_execute_and_fetch", "rollback"]
+
+
+async def test_an_in_memory_database_works() -> None:
+    engine = create_engine("sqlite+aiosqlite:///:memory:")
+    try:
+        async with engine.begin() as conn:
+            await conn.execute(text("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT)"))
+            await conn.execute(text("INSERT INTO items (name) VALUES ('m')"))
+            assert (await conn.execute(text("SELECT name FROM items"))).scalar_one() == "m"
+    finally:
+        await engine.dispose()
+
+
+async def test_a_connection_closed_underneath_is_dropped_from_the_pool(tmp_path) -> None:
+    """As with the stock cursor: a disconnect SQLAlchemy invalidates, and the next checkout connects afresh."""
+    engine = create_engine(f"sqlite+aiosqlite:///{tmp_path}/closed.db")
+    try:
+        async with engine.connect() as conn:
+            raw = await conn.get_raw_connection()
+            await raw.dbapi_connection._connection.close()  # the aiosqlite connection and its thread end
+            with pytest.raises(OperationalError) as failure:
+                await conn.execute(text("SELECT 1"))
+            assert failure.value.connection_invalidated
+        async with engine.connect() as conn:
+            assert (await conn.execute(text("SELECT 2"))).scalar_one() == 2
+    finally:
+        await engine.dispose()

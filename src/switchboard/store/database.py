@@ -50,7 +50,8 @@ def create_engine(
         engine = create_async_engine(
             url,
             module=one_hop_dbapi(),
-            connect_args={"timeout": 30},
+            # The one-hop cursor is made on the event loop's thread (store/sqlite_driver.py).
+            connect_args={"timeout": 30, "check_same_thread": False},
             hide_parameters=True,
             **isolation,
         )

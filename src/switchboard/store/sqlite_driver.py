@@ -10,8 +10,12 @@ the fetching of its rows run in one hop. Transactions, commits, rollbacks and th
 unchanged: every call that reads or writes the file still runs on the connection's thread, so a writer
 waiting for another process's lock blocks that thread, never the event loop.
 
-Given to the engine as its DBAPI module (``create_async_engine(..., module=one_hop_dbapi())``), so
-nothing else changes: the dialect, its URL and SQLAlchemy's own adapter code stay as they are.
+Given to the engine as its DBAPI module (``create_async_engine(..., module=one_hop_dbapi())``): the
+dialect and the rest of SQLAlchemy's adapter stay as they are. The engine opens its connections with
+``check_same_thread=False`` (SQLAlchemy does so itself for a file, not for ``:memory:``), since the
+cursor is made on the loop's thread and the connection on aiosqlite's. It leans on private names of
+SQLAlchemy's adapter and of aiosqlite, so pyproject.toml bounds both to the minor versions it was
+written against, and ``tests/store/test_sqlite_driver.py`` fails if a hop comes back.
 """
 
 from __future__ import annotations
@@ -46,7 +50,12 @@ class OneHopCursor(AsyncAdapt_aiosqlite_cursor):
     _awaitable_cursor_close = False
 
     def _make_new_cursor(self, connection: Any) -> Any:
-        return connection._conn.cursor()
+        try:
+            return connection._conn.cursor()
+        except (ValueError, sqlite3.Error) as error:
+            # As the stock cursor's creation does: a closed connection becomes an OperationalError, which
+            # SQLAlchemy reads as a disconnect and answers by dropping the connection from the pool.
+            self._adapt_connection._handle_exception(error)
 
     def _aenter_cursor(self, cursor: Any) -> Any:
         return cursor
