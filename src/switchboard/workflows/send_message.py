@@ -269,11 +269,15 @@ def _unavailable() -> UpstreamFailureInfo:
 
 
 def _media_unavailable() -> UpstreamFailureInfo:
+    window = MEDIA_TRANSFER["schedule_to_close_timeout"]
+    minutes = int(window.total_seconds() // 60) if window is not None else 0
     return UpstreamFailureInfo(
         code=UNAVAILABLE,
         status_code=503,
         error_title="Media unavailable",
-        error_message="the media link could not be downloaded and uploaded to the upstream within an hour of retries",
+        error_message=(
+            f"the media link could not be downloaded and uploaded to the upstream in {minutes} minutes of retries"
+        ),
     )
 
 
