@@ -1,4 +1,5 @@
-"""Resume sends left ``queued`` whose workflow never started (the API crashed, or Temporal was down).
+"""Resume sends left ``queued`` whose workflow never started (the API crashed, or Temporal was down),
+and settle those whose run ended without an outcome.
 
 The message row commits before its workflow starts, and the API notes
 ``workflow_started_at`` when it answers before the send's outcome is recorded
@@ -8,8 +9,17 @@ schedule) starts the workflow of every queued message without that note and
 older than the API's longest wait.
 Workflow ids derive from message ids, so a send that is already running is
 attached to, not started twice; one whose workflow failed is started again.
-Messages whose workflow is running are never looked at again, so a long
-outage backlog cannot hide an orphan.
+Messages whose workflow is running are not looked at again until their run
+must have ended, so a long outage backlog cannot hide an orphan.
+
+A noted send still queued once longer has passed than any run can last (the
+retry window, plus ``ABANDONED_MARGIN`` for the media transfer before it and
+a busy host) ended without recording an outcome: an operator terminated or
+cancelled it, or it failed inside the service. Nothing would ever move it, so
+it would count against its phone's queue limit for good and a retry of its
+original would answer with it. The sweep records it ``failed_transient``
+(``SEND_NOT_FINISHED``) as its run would have: the event, the released
+Idempotency-Key, and a message the client may retry.
 """
 
 from __future__ import annotations
@@ -23,10 +33,13 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from switchboard.activities.deps import ActivityDeps
 from switchboard.activities.send_input import send_input_for, tier_rates
+from switchboard.activities.sends import OutcomeRecorder
 from switchboard.activities.workflow_starts import start_send
 from switchboard.domain.errors import ServiceError
+from switchboard.domain.failure_types import SEND_NOT_FINISHED_CODE
 from switchboard.domain.send_payload import parse_send_request
 from switchboard.models.base import utcnow
+from switchboard.models.send import SendOutcome, UpstreamFailureInfo
 from switchboard.store import messages
 from switchboard.store.database import unit_of_work
 
@@ -36,28 +49,68 @@ log = logging.getLogger("switchboard.sends")
 # events dispatched and the workflow started (5 s each at most), then the wait (SEND_WAIT_SECONDS,
 # at most 55 s), with room for a busy host. A send the API still waits on is left to it.
 STALE_AFTER = timedelta(seconds=120)
+# Beyond the retry window, how long a run may still be going: its media transfer (an hour at most,
+# workflows/policies.py MEDIA_TRANSFER) before the window starts, and an hour for a busy host.
+ABANDONED_MARGIN = timedelta(hours=2)
 BATCH = 200
 
 
 class SweepResult(BaseModel):
     resumed: int
     unreadable: int = 0
+    # Queued sends whose run ended without an outcome, recorded failed_transient.
+    abandoned: int = 0
+
+
+def not_finished() -> UpstreamFailureInfo:
+    return UpstreamFailureInfo(
+        code=SEND_NOT_FINISHED_CODE,
+        status_code=500,
+        error_title="Send not finished",
+        error_message=(
+            "the send's run ended without an outcome (stopped by an operator or failed inside the service); "
+            "nothing was recorded as sent: retry the message"
+        ),
+    )
 
 
 class SendSweeperActivities:
-    """Finds queued messages whose send never started, and starts it."""
+    """Finds queued messages whose send never started, and starts it; settles those whose run ended."""
 
     def __init__(self, deps: ActivityDeps) -> None:
         self._deps = deps
+        self._recorder = OutcomeRecorder(deps)
 
     @activity.defn(name="resume_queued_sends")
     async def resume_queued_sends(self) -> SweepResult:
-        """Start the send workflow of stale queued messages that have none."""
+        """Start the send workflow of stale queued messages that have none; settle those whose run ended."""
+        now = utcnow()
+        window = timedelta(seconds=self._deps.settings.send_retry_window_seconds)
         async with self._deps.sessions() as session:
-            rows = await messages.stale_unstarted(session, older_than=utcnow() - STALE_AFTER, limit=BATCH)
-        resumed = unreadable = 0
+            rows = await messages.stale_queued(
+                session,
+                unstarted_before=now - STALE_AFTER,
+                abandoned_before=now - window - ABANDONED_MARGIN,
+                limit=BATCH,
+            )
+        resumed = unreadable = abandoned = 0
         rates = tier_rates(self._deps.settings)
         for message, phone in rows:
+            if message.workflow_started_at is not None:
+                await self._recorder.record(
+                    SendOutcome(
+                        message_id=message.id,
+                        tenant_id=message.tenant_id,
+                        idempotency_key=message.idempotency_key,
+                        failure=not_finished(),
+                        transient=True,
+                    )
+                )
+                log.warning(
+                    "queued send whose run ended recorded failed_transient", extra={"message_id": message.id}
+                )
+                abandoned += 1
+                continue
             try:
                 request = send_input_for(
                     message,
@@ -86,4 +139,4 @@ class SendSweeperActivities:
             resumed += started
         if resumed:
             log.warning("resumed queued sends", extra={"resumed": resumed})
-        return SweepResult(resumed=resumed, unreadable=unreadable)
+        return SweepResult(resumed=resumed, unreadable=unreadable, abandoned=abandoned)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import bindparam, func, or_, update
+from sqlalchemy import and_, bindparam, func, or_, update
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlmodel import select
+from sqlmodel import col, select
 
 from switchboard.domain.errors import Forbidden, ValidationFailed
 from switchboard.domain.message_status import QUEUED, RETRYABLE_STATUSES, send_outcome_status
@@ -311,17 +311,25 @@ async def mark_workflow_started(session: AsyncSession, message_id: str, *, at: d
     )
 
 
-async def stale_unstarted(
-    session: AsyncSession, *, older_than: datetime, limit: int
+async def stale_queued(
+    session: AsyncSession, *, unstarted_before: datetime, abandoned_before: datetime, limit: int
 ) -> list[tuple[Message, PhoneNumber]]:
-    """Queued messages whose send workflow was never seen to start, oldest first."""
+    """Queued messages the sweeper acts on, oldest first, read in one pass.
+
+    Those whose send workflow was never seen to start (created before ``unstarted_before``), and those
+    whose workflow started before ``abandoned_before``: longer ago than any run can last, so their run
+    ended without recording an outcome (``workflow_started_at`` tells the two apart).
+    """
+    started_at = col(Message.workflow_started_at)
     stmt = (
         select(Message, PhoneNumber)
         .join(PhoneNumber, PhoneNumber.phone_number_id == Message.phone_number_id)  # type: ignore[arg-type]
         .where(
             Message.status == QUEUED,
-            Message.workflow_started_at.is_(None),  # type: ignore[union-attr]
-            Message.created_at < older_than,
+            or_(
+                and_(started_at.is_(None), col(Message.created_at) < unstarted_before),
+                started_at < abandoned_before,
+            ),
         )
         .order_by(Message.created_at)  # type: ignore[arg-type]
         .limit(limit)

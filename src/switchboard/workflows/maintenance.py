@@ -43,7 +43,7 @@ class PruneRateLimitCountersWorkflow:
 
 @workflow.defn(name="SweepQueuedSends")
 class SweepQueuedSendsWorkflow:
-    """Starts the send of messages left queued without a workflow."""
+    """Starts the send of messages left queued without a workflow; settles those whose run ended."""
 
     @workflow.run
     async def run(self) -> SweepResult:

@@ -17,6 +17,7 @@ from switchboard.store.database import create_engine
 from switchboard.workflows.maintenance import SweepQueuedSendsWorkflow
 from tests.support.fake_channel import FakeChannel, Scripted, cloud_error
 from tests.support.http_server import free_port
+from tests.support.inbound import events
 from tests.support.tenants import TenantFixture
 
 TO = "14155550100"
@@ -139,3 +140,65 @@ async def test_sweeper_leaves_a_completed_send_alone_even_if_it_reads_queued(
         task_queue=settings.temporal_task_queue,
     )
     assert again.resumed == 0  # noted: never looked at again
+
+
+async def test_sweeper_settles_a_queued_send_whose_run_ended_without_an_outcome(
+    app_client: httpx.AsyncClient, tenant: TenantFixture, channel: FakeChannel, worker, temporal_env, settings
+):
+    """A noted send still queued longer than any run lasts (terminated by an operator, say) ends failed_transient.
+
+    Before, nothing moved it: it counted against its phone's queue for good, and a retry of it answered
+    with it. A noted send still inside that time is left to its run.
+    """
+    cut_off = create_app(settings.model_copy(update={"temporal_address": f"127.0.0.1:{free_port()}"}))
+    ids = []
+    async with cut_off.router.lifespan_context(cut_off):
+        async with httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=cut_off), base_url="http://t"
+        ) as client:
+            for body in ("ended", "still running"):
+                response = await client.post(
+                    "/v1/messages",
+                    json={
+                        "phone_number_id": tenant.phone_number_id,
+                        "to": TO,
+                        "type": "text",
+                        "text": {"body": body},
+                    },
+                    headers={**tenant.headers(), "Idempotency-Key": f"key-{body}"},
+                )
+                assert response.status_code == 202, response.text
+                ids.append(response.json()["id"])
+    ended, running = ids
+    window = timedelta(seconds=settings.send_retry_window_seconds)
+    engine = create_engine(settings.database_url)
+    async with engine.begin() as conn:  # both noted as started: one longer ago than any run lasts
+        table = Message.__table__
+        for message_id, started in ((ended, window + timedelta(hours=3)), (running, window)):
+            await conn.execute(
+                update(table)
+                .where(table.c.id == message_id)  # type: ignore[attr-defined]
+                .values(workflow_started_at=utcnow() - started, created_at=utcnow() - started)
+            )
+    await engine.dispose()
+    result = await temporal_env.client.execute_workflow(
+        SweepQueuedSendsWorkflow.run, id=f"sweep-ended-{ended}", task_queue=settings.temporal_task_queue
+    )
+    assert (result.abandoned, result.resumed) == (1, 0)
+    settled = (await app_client.get(f"/v1/messages/{ended}", headers=tenant.headers())).json()
+    assert (settled["status"], settled["error_code"]) == ("failed_transient", "SEND_NOT_FINISHED")
+    left = (await app_client.get(f"/v1/messages/{running}", headers=tenant.headers())).json()
+    assert left["status"] == "queued"
+    assert channel.sends == []
+    failed = [e for e in await events(settings, tenant.id) if e.kind == "channel.message.failed"]
+    assert [e.payload["message"]["service"]["message_id"] for e in failed] == [ended]
+    assert failed[0].payload["message"]["service"]["error_code"] == "SEND_NOT_FINISHED"
+    # The Idempotency-Key is free again, and the message can be retried: the retry is sent.
+    retried = await app_client.post(f"/v1/messages/{ended}/retry", headers=tenant.headers())
+    assert retried.status_code == 201, retried.text
+    assert retried.json()["retry_of_message_id"] == ended
+    assert [s["text"] for s in channel.sends_to(TO)] == [{"body": "ended"}]
+    again = await temporal_env.client.execute_workflow(
+        SweepQueuedSendsWorkflow.run, id=f"sweep-ended-again-{ended}", task_queue=settings.temporal_task_queue
+    )
+    assert (again.abandoned, again.resumed) == (0, 0)
