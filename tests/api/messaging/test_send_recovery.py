@@ -13,6 +13,7 @@ from sqlalchemy import update
 from switchboard.api.app import create_app
 from switchboard.models.base import utcnow
 from switchboard.models.messaging import Message
+from switchboard.settings import Settings
 from switchboard.store.database import create_engine
 from switchboard.workflows.maintenance import SweepQueuedSendsWorkflow
 from tests.support.fake_channel import FakeChannel, Scripted, cloud_error
@@ -38,6 +39,35 @@ async def _poll(
         if body["status"] in until or loop.time() > stop:
             return body
         await asyncio.sleep(0.25)
+
+
+async def queued_without_a_workflow(
+    settings: Settings, tenant: TenantFixture, sends: dict[str, dict[str, str]]
+) -> list[str]:
+    """Texts sent through an API process that cannot reach Temporal: stored queued, answered 202.
+
+    ``sends`` maps each text's body to its request headers; the message ids come back in that order.
+    """
+    cut_off = create_app(settings.model_copy(update={"temporal_address": f"127.0.0.1:{free_port()}"}))
+    ids = []
+    async with cut_off.router.lifespan_context(cut_off):
+        async with httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=cut_off), base_url="http://t"
+        ) as client:
+            for body, headers in sends.items():
+                response = await client.post(
+                    "/v1/messages",
+                    json={
+                        "phone_number_id": tenant.phone_number_id,
+                        "to": TO,
+                        "type": "text",
+                        "text": {"body": body},
+                    },
+                    headers=headers,
+                )
+                assert response.status_code == 202, response.text
+                ids.append(response.json()["id"])
+    return ids
 
 
 @pytest.mark.parametrize(
@@ -69,24 +99,7 @@ async def test_upstream_down_for_the_whole_window_ends_failed_transient(
 async def test_sweeper_starts_a_queued_send_whose_workflow_never_started(
     app_client: httpx.AsyncClient, tenant: TenantFixture, channel: FakeChannel, worker, temporal_env, settings
 ):
-    # An API process that cannot reach Temporal stores the message queued and answers 202.
-    cut_off = create_app(settings.model_copy(update={"temporal_address": f"127.0.0.1:{free_port()}"}))
-    async with cut_off.router.lifespan_context(cut_off):
-        async with httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=cut_off), base_url="http://t"
-        ) as client:
-            response = await client.post(
-                "/v1/messages",
-                json={
-                    "phone_number_id": tenant.phone_number_id,
-                    "to": TO,
-                    "type": "text",
-                    "text": {"body": "resume me"},
-                },
-                headers=tenant.headers(),
-            )
-    assert response.status_code == 202, response.text
-    message_id = response.json()["id"]
+    [message_id] = await queued_without_a_workflow(settings, tenant, {"resume me": tenant.headers()})
     assert channel.sends == []
     engine = create_engine(settings.database_url)
     async with engine.begin() as conn:  # age it past the API's longest wait
@@ -150,26 +163,11 @@ async def test_sweeper_settles_a_queued_send_whose_run_ended_without_an_outcome(
     Before, nothing moved it: it counted against its phone's queue for good, and a retry of it answered
     with it. A noted send still inside that time is left to its run.
     """
-    cut_off = create_app(settings.model_copy(update={"temporal_address": f"127.0.0.1:{free_port()}"}))
-    ids = []
-    async with cut_off.router.lifespan_context(cut_off):
-        async with httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=cut_off), base_url="http://t"
-        ) as client:
-            for body in ("ended", "still running"):
-                response = await client.post(
-                    "/v1/messages",
-                    json={
-                        "phone_number_id": tenant.phone_number_id,
-                        "to": TO,
-                        "type": "text",
-                        "text": {"body": body},
-                    },
-                    headers={**tenant.headers(), "Idempotency-Key": f"key-{body}"},
-                )
-                assert response.status_code == 202, response.text
-                ids.append(response.json()["id"])
-    ended, running = ids
+    ended, running = await queued_without_a_workflow(
+        settings,
+        tenant,
+        {body: {**tenant.headers(), "Idempotency-Key": f"key-{body}"} for body in ("ended", "still running")},
+    )
     window = timedelta(seconds=settings.send_retry_window_seconds)
     engine = create_engine(settings.database_url)
     async with engine.begin() as conn:  # both noted as started: one longer ago than any run lasts
