@@ -95,9 +95,9 @@ class SendMessageWorkflow:
                 )
             except ActivityError:
                 # The link's download or its upload kept failing for MEDIA_TRANSFER's whole window. A
-                # failed run would leave the message queued for good (nothing resumes a started send),
-                # so it is recorded as a send the upstream side never took: failed_transient, which the
-                # client may retry.
+                # failed run would leave the message queued until the queued-send sweep settles it a day
+                # later, so it is recorded now as a send the upstream side never took: failed_transient,
+                # which the client may retry.
                 if not workflow.patched(MEDIA_GIVE_UP_RECORDED):
                     raise
                 return await self._record(request, failure=_media_unavailable(), transient=True)
