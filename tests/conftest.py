@@ -93,6 +93,10 @@ def make_settings(database_url: str, temporal_address: str, **overrides: object)
         "channel_verify_token": "verify-me",
         "tool_egress_allow_private": True,
         "api_key_cache_seconds": 5.0,
+        # Each API a test starts would also start its delivery worker (a Temporal worker's start-up,
+        # about 0.2 s of CPU, in every test that uses the API). Off here; on in tests/e2e and in
+        # tests/api/test_delivery_worker.py, which run it as deployed.
+        "api_delivery_slots": 0,
     }
     values.update(overrides)
     return Settings(**values)  # type: ignore[arg-type]

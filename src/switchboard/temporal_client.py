@@ -8,11 +8,15 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from switchboard.settings import Settings
 
 
-async def connect_temporal(settings: Settings, *, lazy: bool = True) -> Client:
-    """A client with the pydantic data converter our payloads use; lazy so a process starts before Temporal."""
+async def connect_temporal(settings: Settings, *, lazy: bool = True, identity: str | None = None) -> Client:
+    """A client with the pydantic data converter our payloads use; lazy so a process starts before Temporal.
+
+    ``identity`` replaces the SDK's ``pid@host`` (Temporal records it on the calls the client makes).
+    """
     return await Client.connect(
         settings.temporal_address,
         namespace=settings.temporal_namespace,
         data_converter=pydantic_data_converter,
         lazy=lazy,
+        identity=identity,
     )

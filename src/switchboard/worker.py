@@ -29,8 +29,7 @@ from temporalio.worker.workflow_sandbox import SandboxRestrictions
 
 from switchboard.activities.deps import ActivityDeps
 from switchboard.activities.registry import build_activities
-from switchboard.activities.tools.egress import EgressGuard
-from switchboard.activities.tools.http_client import GuardedTransport
+from switchboard.activities.tools.http_client import egress_client
 from switchboard.heap import freeze_startup_heap
 from switchboard.logs import configure_logging
 from switchboard.settings import Settings
@@ -53,17 +52,7 @@ log = logging.getLogger("switchboard.worker")
 def build_deps(client: Client, settings: Settings, engine: AsyncEngine) -> ActivityDeps:
     """The clients activities share (one HTTP pool, one engine)."""
     http = httpx.AsyncClient(timeout=httpx.Timeout(10.0, connect=5.0), follow_redirects=False)
-    guard = EgressGuard(allow_private=settings.tool_egress_allow_private)
-    # Webhook POSTs reuse connections (activities/webhooks/http.py). An idle one is dropped after 4 s,
-    # before the 5 s after which uvicorn and Node close theirs; one a server closed sooner is seen closed
-    # and replaced. Only a close in flight at the very moment of a POST fails it (a failed attempt,
-    # retried on the schedule like any other).
-    egress_http = httpx.AsyncClient(
-        transport=GuardedTransport(guard, limits=httpx.Limits(max_connections=100, keepalive_expiry=4.0)),
-        timeout=httpx.Timeout(30.0, connect=5.0),
-        follow_redirects=False,
-        trust_env=False,
-    )
+    egress_http = egress_client(allow_private=settings.tool_egress_allow_private)
     autocommit_engine = None if settings.is_sqlite else create_engine(settings.database_url, autocommit=True)
     return ActivityDeps(
         settings=settings,

@@ -34,6 +34,12 @@ class CommitAndStart(Protocol):
     def temporal(self) -> Client: ...
 
     @property
+    def delivery_starter(self) -> Client:
+        """The client DeliverWebhook runs are started through: one a worker of this process runs on, if any,
+        so that the start can be eager."""
+        ...
+
+    @property
     def statement_sessions(self) -> async_sessionmaker[AsyncSession]:
         """Sessions for reads and single self-contained statements (autocommit where there is an engine)."""
         ...
@@ -59,6 +65,11 @@ class ActivityDeps:
     # (SQLite, whose writers are better kept on one pool, and deps built by hand in tests).
     autocommit_engine: AsyncEngine | None = None
     autocommit: async_sessionmaker[AsyncSession] | None = None
+
+    @property
+    def delivery_starter(self) -> Client:
+        """The worker's own client: a delivery started here may run on this worker at once (eager start)."""
+        return self.temporal
 
     @property
     def statement_sessions(self) -> async_sessionmaker[AsyncSession]:

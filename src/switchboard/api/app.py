@@ -14,6 +14,7 @@ import httpx
 from fastapi import FastAPI
 
 from switchboard.activities.llm.rate_cards import load_rate_cards
+from switchboard.api.delivery_worker import start_delivery_worker
 from switchboard.api.errors import install_error_handlers
 from switchboard.api.middleware import EdgeMiddleware
 from switchboard.api.openapi import install_openapi
@@ -51,9 +52,13 @@ def create_app(settings: Settings) -> FastAPI:
             http=http,
         )
         app.state.switchboard = state
+        deliveries = start_delivery_worker(state)
+        app.state.delivery_worker = deliveries
         try:
             yield
         finally:
+            if deliveries is not None:
+                await deliveries.stop()
             await http.aclose()
             await autocommit_engine.dispose()
             await engine.dispose()

@@ -29,11 +29,18 @@ class AppState:
     limiter: RateLimiter
     rate_cards: RateCardBook
     http: httpx.AsyncClient
+    # The connected client the process's delivery worker runs on, while it runs (api/delivery_worker.py).
+    delivery_client: Client | None = None
     # Applies channel webhook payloads while the channel waits (POST /channel/webhook).
     inbound: InboundApplier = field(init=False)
 
     def __post_init__(self) -> None:
         self.inbound = InboundApplier(self)
+
+    @property
+    def delivery_starter(self) -> Client:
+        """The delivery worker's client while it runs, so that deliveries start eagerly here; else ``temporal``."""
+        return self.delivery_client or self.temporal
 
     @property
     def statement_sessions(self) -> async_sessionmaker[AsyncSession]:

@@ -112,6 +112,25 @@ class GuardedTransport(httpx.AsyncHTTPTransport):
         )
 
 
+def egress_client(*, allow_private: bool) -> httpx.AsyncClient:
+    """The guarded client for URLs a tenant supplied: its webhooks, its media links.
+
+    Webhook POSTs reuse connections (activities/webhooks/http.py). An idle one is dropped after 4 s,
+    before the 5 s after which uvicorn and Node close theirs; one a server closed sooner is seen closed
+    and replaced. Only a close in flight at the very moment of a POST fails it (a failed attempt,
+    retried on the schedule like any other).
+    """
+    return httpx.AsyncClient(
+        transport=GuardedTransport(
+            EgressGuard(allow_private=allow_private),
+            limits=httpx.Limits(max_connections=100, keepalive_expiry=4.0),
+        ),
+        timeout=httpx.Timeout(30.0, connect=5.0),
+        follow_redirects=False,
+        trust_env=False,
+    )
+
+
 class ToolHttpClient:
     """Sends tool requests through the egress guard with a total timeout and a response size cap."""
 

@@ -90,7 +90,7 @@ async def start_planned(
     for index, delivery in enumerate(plan.deliveries):
         try:
             await start_delivery(
-                deps.temporal,
+                deps.delivery_starter,
                 DeliveryInput(delivery=delivery, schedule=schedule),
                 task_queue=deps.settings.temporal_task_queue,
             )

@@ -1,0 +1,236 @@
+"""A delivery worker inside each API process: runs the DeliverWebhook runs this process starts, eagerly.
+
+The API applies an inbound message in the request and then starts one DeliverWebhook run per planned
+delivery, asking for an eager start. When a worker on the task queue is registered with the starting
+client and has a free workflow-task slot, the server hands the run's first workflow task back in the
+start's answer and this process runs it at once: no trip through Temporal's matching service, no poll,
+and the first attempt (a local activity) POSTs from here. Without such a worker the server queues the
+task for the worker processes, as before.
+
+This worker takes nothing else. Its workflow-task slots are granted only to eager starts
+(``EagerOnlySlots``): its pollers wait for a slot forever, so it never takes a task from the shared
+queue, where other workflow types wait that it does not run, nor from its own sticky queue. A
+delivery that needs a second attempt sleeps on a durable timer, and its next workflow task goes to a
+worker process. It runs no regular activity either (``finish_delivery`` and owner notifications,
+which a failing delivery may schedule, go to the worker processes).
+
+Nothing is lost if the process dies holding a task: the workflow task times out on the server and a
+worker process runs it again; an attempt already recorded is returned, not posted again. A process
+that stops cleanly gives its attempts in flight ``GRACEFUL_SHUTDOWN`` to finish; one cut short counts
+as a failed attempt and is retried on the delivery's schedule.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import threading
+from datetime import timedelta
+
+from temporalio.client import Client
+from temporalio.worker import (
+    CustomSlotSupplier,
+    FixedSizeSlotSupplier,
+    PollerBehaviorSimpleMaximum,
+    SlotMarkUsedContext,
+    SlotPermit,
+    SlotReleaseContext,
+    SlotReserveContext,
+    UnsandboxedWorkflowRunner,
+    Worker,
+    WorkerTuner,
+)
+
+from switchboard.activities.deps import ActivityDeps
+from switchboard.activities.tools.http_client import egress_client
+from switchboard.activities.webhooks.config import config_from_settings
+from switchboard.activities.webhooks.delivery import WebhookDeliveryActivities
+from switchboard.api.state import AppState
+from switchboard.temporal_client import connect_temporal
+from switchboard.workflows.webhook_delivery import DeliverWebhookWorkflow
+
+log = logging.getLogger("switchboard.api.delivery_worker")
+
+# Pause before building the worker again after Temporal could not be reached or the worker stopped.
+RETRY_SECONDS = 2.0
+# Attempts in flight when the process stops get this long to record their outcome.
+GRACEFUL_SHUTDOWN = timedelta(seconds=5)
+# A retry's task waits this long on the sticky queue nobody polls, then goes to the worker processes.
+STICKY_TIMEOUT = timedelta(seconds=1)
+# The identity of the API's connected client and of its worker ends with this. Temporal records the
+# worker's on each workflow task it polls, and the client's on a task it was handed by an eager start.
+IDENTITY_SUFFIX = "switchboard-api"
+
+
+def api_identity() -> str:
+    """``pid@host switchboard-api``: the SDK's default identity, marked as this process's role."""
+    return f"{os.getpid()}@{socket.gethostname()} {IDENTITY_SUFFIX}"
+
+
+class EagerOnlySlots(CustomSlotSupplier):
+    """Workflow-task slots for eager starts only; a poll never gets one.
+
+    Up to ``size`` eager runs at once; a start beyond that is declined, and the server queues its task
+    for a worker process. ``try_reserve_slot`` (an eager start) and ``release_slot`` are called from
+    the SDK's own threads, hence the lock. ``reserve_slot`` is what a poller awaits before it polls: it
+    waits until cancelled (the worker's shutdown), so this worker polls neither the shared queue, where
+    other workflow types wait that it does not run, nor its sticky queue.
+    """
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._used = 0
+        self._lock = threading.Lock()
+
+    @property
+    def in_use(self) -> int:
+        """Slots held by eagerly started runs right now."""
+        with self._lock:
+            return self._used
+
+    async def reserve_slot(self, ctx: SlotReserveContext) -> SlotPermit:
+        await asyncio.Event().wait()  # never set: only the worker's shutdown cancels this
+        raise AssertionError("unreachable")
+
+    def try_reserve_slot(self, ctx: SlotReserveContext) -> SlotPermit | None:
+        with self._lock:
+            if self._used >= self._size:
+                return None
+            self._used += 1
+        return SlotPermit()
+
+    def mark_slot_used(self, ctx: SlotMarkUsedContext) -> None:
+        return None
+
+    def release_slot(self, ctx: SlotReleaseContext) -> None:
+        with self._lock:
+            self._used = max(0, self._used - 1)
+
+
+def build_delivery_worker(deps: ActivityDeps, slots: EagerOnlySlots, *, size: int) -> Worker:
+    """The worker: DeliverWebhook and its local attempt only, eager tasks only, no remote activities.
+
+    It caches runs (``size`` of them): without a cache a run is evicted after each activation, and the
+    activation that a finished local activity brings would replay the run and post its attempt again.
+    A cached run's next task (a second attempt, after its timer) goes to this worker's sticky queue,
+    which it never polls: after ``STICKY_TIMEOUT`` the server moves the task to the shared queue.
+    """
+    settings = deps.settings
+    delivery = WebhookDeliveryActivities(deps, config_from_settings(settings))
+    return Worker(
+        deps.temporal,
+        task_queue=settings.temporal_task_queue,
+        workflows=[DeliverWebhookWorkflow],
+        activities=[delivery.attempt_delivery],
+        identity=api_identity(),
+        no_remote_activities=True,
+        disable_eager_activity_execution=True,
+        max_cached_workflows=size,
+        sticky_queue_schedule_to_start_timeout=STICKY_TIMEOUT,
+        workflow_task_poller_behavior=PollerBehaviorSimpleMaximum(2),
+        tuner=WorkerTuner.create_composite(
+            workflow_supplier=slots,
+            activity_supplier=FixedSizeSlotSupplier(1),
+            local_activity_supplier=FixedSizeSlotSupplier(size),
+            nexus_supplier=FixedSizeSlotSupplier(1),
+        ),
+        workflow_runner=UnsandboxedWorkflowRunner(),
+        graceful_shutdown_timeout=GRACEFUL_SHUTDOWN,
+    )
+
+
+class DeliveryWorker:
+    """Runs the API's delivery worker for the process's lifetime, rebuilding it whenever it stops.
+
+    The API's Temporal client is lazy, so the API serves while Temporal is still coming up, and a worker
+    cannot run on a lazy client. This connects a second client (retrying until Temporal answers) for
+    the worker, and deliveries are started through it while the worker runs (``state.delivery_client``):
+    an eager start must come from the worker's own client. Meanwhile they start through the lazy client
+    and are queued for the worker processes. Every other start and call stays on the lazy client.
+    """
+
+    def __init__(self, state: AppState) -> None:
+        self._state = state
+        self._size = state.settings.api_delivery_slots
+        self.slots = EagerOnlySlots(self._size)
+        self._egress = egress_client(allow_private=state.settings.tool_egress_allow_private)
+        self._worker: Worker | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._stopping = False
+        # Set while a worker is registered with the API's client, so that starts can be eager.
+        self.running = asyncio.Event()
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="api-delivery-worker")
+
+    async def stop(self) -> None:
+        """Let attempts in flight record their outcome (``GRACEFUL_SHUTDOWN``), then stop and close the pool."""
+        self._stopping = True
+        worker = self._worker
+        if worker is not None and worker.is_running:
+            try:
+                await worker.shutdown()
+            except Exception:
+                log.warning("the API's delivery worker did not shut down cleanly", exc_info=True)
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass  # _run catches everything else itself
+        await self._egress.aclose()
+
+    async def _run(self) -> None:
+        told = False  # one warning per outage, not one every RETRY_SECONDS
+        while not self._stopping:
+            try:
+                client = await connect_temporal(self._state.settings, lazy=False, identity=api_identity())
+                self._worker = build_delivery_worker(self._deps(client), self.slots, size=self._size)
+                self._state.delivery_client = client
+                self.running.set()
+                told = False
+                try:
+                    await self._worker.run()
+                finally:
+                    self.running.clear()
+                    self._state.delivery_client = None
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                if self._stopping:
+                    return
+                log.log(
+                    logging.DEBUG if told else logging.WARNING,
+                    "the API's delivery worker is not running; deliveries go to the worker processes meanwhile",
+                    exc_info=True,
+                )
+                told = True
+            if not self._stopping:
+                await asyncio.sleep(RETRY_SECONDS)
+
+    def _deps(self, client: Client) -> ActivityDeps:
+        """The API's engine, sessions and HTTP pool, with the guarded client webhook POSTs go through."""
+        state = self._state
+        sqlite = state.settings.is_sqlite
+        return ActivityDeps(
+            settings=state.settings,
+            engine=state.engine,
+            sessions=state.sessions,
+            http=state.http,
+            temporal=client,
+            egress_http=self._egress,
+            # As in the worker processes: SQLite's writers stay on the main pool.
+            autocommit_engine=None if sqlite else state.autocommit_engine,
+            autocommit=None if sqlite else state.autocommit,
+        )
+
+
+def start_delivery_worker(state: AppState) -> DeliveryWorker | None:
+    """Start the API's delivery worker; None when API_DELIVERY_SLOTS is 0."""
+    if state.settings.api_delivery_slots == 0:
+        return None
+    worker = DeliveryWorker(state)
+    worker.start()
+    return worker

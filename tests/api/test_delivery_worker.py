@@ -1,0 +1,265 @@
+"""The API runs the DeliverWebhook runs it starts (eager starts), up to its slots, and takes nothing else.
+
+Which process ran a workflow task is read from Temporal's own history: each WorkflowTaskStarted
+event records the identity of the worker that took the task, and the API's ends with
+``IDENTITY_SUFFIX``. The API under test has no worker process beside it unless a test asks for one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import Client
+from temporalio.worker import Worker
+
+from switchboard.activities.webhooks.types import DeliveryInput, DeliveryRef, ScheduleTerms
+from switchboard.activities.workflow_starts import DELIVERY_WORKFLOW, delivery_workflow_id
+from switchboard.api.app import create_app
+from switchboard.api.delivery_worker import IDENTITY_SUFFIX, DeliveryWorker, EagerOnlySlots
+from switchboard.domain.webhook_policy import WebhookPolicy
+from switchboard.models.events import WebhookDelivery
+from switchboard.settings import Settings
+from tests.support.http_server import serve_app
+from tests.support.inbound import post_webhook, provision_fixture_number, rows, text_payload
+from tests.support.tenants import TenantFixture, provision_tenant
+from tests.workflows.test_webhook_support import Receiver
+
+RECEIVED = "channel.message.received"
+
+
+class _Ctx:
+    """The parts of the SDK's reservation context the slots read."""
+
+    def __init__(self, *, sticky: bool) -> None:
+        self.is_sticky = sticky
+
+
+class _Release:
+    def __init__(self, permit: Any) -> None:
+        self.permit = permit
+
+
+async def test_eager_slots_are_granted_up_to_the_size_then_declined():
+    slots = EagerOnlySlots(2)
+    first, second = slots.try_reserve_slot(_Ctx(sticky=False)), slots.try_reserve_slot(_Ctx(sticky=False))
+    assert first is not None and second is not None
+    assert slots.try_reserve_slot(_Ctx(sticky=False)) is None
+    assert slots.in_use == 2
+    slots.release_slot(_Release(first))  # type: ignore[arg-type]
+    assert slots.in_use == 1
+    assert slots.try_reserve_slot(_Ctx(sticky=False)) is not None
+
+
+async def test_a_poll_of_the_shared_queue_never_gets_a_slot_until_cancelled():
+    slots = EagerOnlySlots(4)
+    poll = asyncio.create_task(slots.reserve_slot(_Ctx(sticky=False)))  # type: ignore[arg-type]
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert not poll.done()
+    assert slots.in_use == 0
+    poll.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await poll
+
+
+@pytest.fixture
+async def receiver() -> AsyncIterator[tuple[Receiver, str]]:
+    hook = Receiver()
+    async with serve_app(hook.app()) as base_url:
+        yield hook, f"{base_url}/hook"
+
+
+@pytest.fixture
+def overrides() -> dict[str, Any]:
+    return {}
+
+
+@pytest.fixture
+def settings(settings: Settings, overrides: dict[str, Any]) -> Settings:
+    """The API's delivery worker as deployed (the setting's default) with the test's overrides, for the
+    API and the worker process alike."""
+    default = Settings.model_fields["api_delivery_slots"].default
+    return settings.model_copy(update={"api_delivery_slots": default, **overrides})
+
+
+@pytest.fixture
+async def api(settings: Settings) -> AsyncIterator[tuple[httpx.AsyncClient, FastAPI]]:
+    """The API with its lifespan running, once its delivery worker is registered."""
+    app = create_app(settings)
+    async with app.router.lifespan_context(app):
+        deliveries: DeliveryWorker | None = app.state.delivery_worker
+        if deliveries is not None:
+            await asyncio.wait_for(deliveries.running.wait(), timeout=20)
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://switchboard.test") as client:
+            yield client, app
+
+
+@pytest.fixture
+async def subscribed(
+    api: tuple[httpx.AsyncClient, FastAPI], settings: Settings, receiver: tuple[Receiver, str]
+) -> TenantFixture:
+    """A tenant with the channel fixtures' number and a webhook on the receiver for received messages."""
+    client, _ = api
+    tenant = await provision_tenant(client, settings.switchboard_admin_key)
+    await provision_fixture_number(client, tenant)
+    created = await client.post(
+        "/v1/webhooks", json={"url": receiver[1], "events": [RECEIVED]}, headers=tenant.headers()
+    )
+    assert created.status_code == 201, created.text
+    return tenant
+
+
+async def started_by(temporal: Client, workflow_id: str) -> list[str]:
+    """The identities of the workers that took the run's workflow tasks, in order."""
+    history = await temporal.get_workflow_handle(workflow_id).fetch_history()
+    return [
+        event.workflow_task_started_event_attributes.identity
+        for event in history.events
+        if event.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED
+    ]
+
+
+async def posted(receiver: Receiver, count: int) -> list[dict[str, Any]]:
+    """The first ``count`` envelopes the receiver got, waiting for them."""
+    return [json.loads(r.body) for r in (await receiver.wait_for(count, within=30))[:count]]
+
+
+async def delivered(temporal: Client, envelope: dict[str, Any]) -> str:
+    """Wait for the envelope's DeliverWebhook run to end; its workflow id."""
+    workflow_id = delivery_workflow_id(envelope["delivery_id"])
+    report = await asyncio.wait_for(temporal.get_workflow_handle(workflow_id).result(), timeout=30)
+    assert report["outcome"] == "succeeded", report
+    return workflow_id
+
+
+async def test_with_no_worker_process_the_api_delivers_what_it_starts(
+    api, subscribed: TenantFixture, receiver, temporal_env, settings: Settings
+):
+    client, _ = api
+    answer = await post_webhook(client, text_payload("wamid.eager1"))
+    assert answer.status_code == 200, answer.text
+    (envelope,) = await posted(receiver[0], 1)
+    assert envelope["event"] == RECEIVED
+    workflow_id = await delivered(temporal_env.client, envelope)
+    identities = await started_by(temporal_env.client, workflow_id)
+    assert identities and all(i.endswith(IDENTITY_SUFFIX) for i in identities), identities
+    (row,) = await rows(settings, WebhookDelivery, WebhookDelivery.tenant_id == subscribed.id)
+    assert (row.status, row.attempts) == ("succeeded", 1)
+
+
+async def test_the_api_takes_no_task_from_the_shared_queue(
+    api, subscribed: TenantFixture, receiver, temporal_env, settings: Settings
+):
+    """A delivery started elsewhere (not eagerly here) waits for a worker process, even one the API could run."""
+    client, _ = api
+    queued_id = delivery_workflow_id("dlv_started_elsewhere")
+    queued = await temporal_env.client.start_workflow(
+        DELIVERY_WORKFLOW,
+        DeliveryInput(
+            delivery=DeliveryRef(
+                delivery_id="dlv_started_elsewhere", webhook_id="wh_x", event_id="evt_x", event_kind=RECEIVED
+            ),
+            schedule=ScheduleTerms.of(WebhookPolicy()),
+        ),
+        id=queued_id,
+        task_queue=settings.temporal_task_queue,
+    )
+    try:
+        # The API is alive and delivering: an inbound message's delivery runs here meanwhile.
+        assert (await post_webhook(client, text_payload("wamid.eager2"))).status_code == 200
+        (envelope,) = await posted(receiver[0], 1)
+        await delivered(temporal_env.client, envelope)
+        assert await started_by(temporal_env.client, queued_id) == []
+    finally:
+        await queued.terminate("test over")
+
+
+@pytest.mark.parametrize("overrides", [{"api_delivery_slots": 1}], ids=["one-slot"])
+async def test_a_start_beyond_the_slots_goes_to_a_worker_process(
+    api, subscribed: TenantFixture, receiver, temporal_env, worker: Worker, settings: Settings
+):
+    client, app = api
+    hook, _ = receiver
+    hook.gate = asyncio.Event()
+    try:
+        assert (
+            await post_webhook(client, text_payload("wamid.slot1", from_phone="16505550001"))
+        ).status_code == 200
+        await posted(hook, 1)
+        # The first delivery holds the API's one slot (its POST waits at the gate), so this start is declined.
+        assert app.state.delivery_worker.slots.in_use == 1
+        assert (
+            await post_webhook(client, text_payload("wamid.slot2", from_phone="16505550002"))
+        ).status_code == 200
+        first, second = await posted(hook, 2)
+    finally:
+        hook.gate.set()
+    here = await started_by(temporal_env.client, await delivered(temporal_env.client, first))
+    there = await started_by(temporal_env.client, await delivered(temporal_env.client, second))
+    assert here and all(i.endswith(IDENTITY_SUFFIX) for i in here), here
+    assert there and not any(i.endswith(IDENTITY_SUFFIX) for i in there), there
+
+
+@pytest.mark.parametrize("overrides", [{"api_delivery_slots": 0}], ids=["no-slots"])
+async def test_with_no_slots_every_delivery_goes_to_a_worker_process(
+    api, subscribed: TenantFixture, receiver, temporal_env, worker: Worker
+):
+    client, app = api
+    assert app.state.delivery_worker is None
+    assert (await post_webhook(client, text_payload("wamid.noslots"))).status_code == 200
+    (envelope,) = await posted(receiver[0], 1)
+    identities = await started_by(temporal_env.client, await delivered(temporal_env.client, envelope))
+    assert identities and not any(i.endswith(IDENTITY_SUFFIX) for i in identities), identities
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {
+            "webhook_retry_schedule_seconds": "0, 1",
+            "webhook_jitter_ratio": 0.0,
+            "webhook_overload_floor_seconds": 1.0,
+        }
+    ],
+    ids=["retry-1s"],
+)
+async def test_a_delivery_the_api_held_when_it_stopped_is_finished_by_a_worker_process(
+    settings: Settings, receiver, temporal_env, worker: Worker
+):
+    """Nothing is lost when the API stops mid-attempt: the attempt cut short is retried by a worker process."""
+    hook, url = receiver
+    hook.gate = asyncio.Event()
+    app = create_app(settings)
+    async with app.router.lifespan_context(app):
+        await asyncio.wait_for(app.state.delivery_worker.running.wait(), timeout=20)
+        async with httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://switchboard.test"
+        ) as client:
+            tenant = await provision_tenant(client, settings.switchboard_admin_key)
+            await provision_fixture_number(client, tenant)
+            created = await client.post(
+                "/v1/webhooks", json={"url": url, "events": [RECEIVED]}, headers=tenant.headers()
+            )
+            assert created.status_code == 201, created.text
+            assert (await post_webhook(client, text_payload("wamid.stop1"))).status_code == 200
+            (envelope,) = await posted(hook, 1)
+    # The API has stopped with its attempt unanswered; the receiver answers the next POST at once.
+    hook.gate.set()
+    workflow_id = delivery_workflow_id(envelope["delivery_id"])
+    report = await asyncio.wait_for(temporal_env.client.get_workflow_handle(workflow_id).result(), timeout=60)
+    assert report["outcome"] == "succeeded", report
+    identities = await started_by(temporal_env.client, workflow_id)
+    assert identities[0].endswith(IDENTITY_SUFFIX) and not identities[-1].endswith(IDENTITY_SUFFIX), (
+        identities
+    )
+    assert {json.loads(r.body)["delivery_id"] for r in hook.requests} == {envelope["delivery_id"]}
+    (row,) = await rows(settings, WebhookDelivery, WebhookDelivery.tenant_id == tenant.id)
+    assert row.status == "succeeded"
