@@ -91,7 +91,7 @@ class Settings(BaseSettings):
     # Each API process runs the DeliverWebhook runs it starts, up to this many at once, through eager
     # starts; more wait for the worker processes, and 0 leaves every delivery to them
     # (src/switchboard/api/delivery_worker.py; docs/operations.md, Performance).
-    api_delivery_slots: int = Field(default=8, ge=0)
+    api_delivery_slots: int = Field(default=4, ge=0)
     # Worker slots (`switchboard worker`); None keeps the SDK's default. A worker is one Python event
     # loop: once it is busy, more slots add queueing, not throughput (docs/operations.md, Performance).
     worker_max_concurrent_activities: int = Field(default=50, ge=1)
