@@ -112,8 +112,8 @@ class EagerOnlySlots(CustomSlotSupplier):
 def build_delivery_worker(deps: ActivityDeps, slots: EagerOnlySlots, *, size: int) -> Worker:
     """The worker: DeliverWebhook and its local attempt only, eager tasks only, no remote activities.
 
-    It caches runs (``size`` of them): without a cache a run is evicted after each activation, and the
-    activation that a finished local activity brings would replay the run and post its attempt again.
+    It caches runs (``size`` of them). Without a cache some deliveries were posted twice: a run evicted
+    after each activation, replayed when its local activity's result came back, runs the attempt again.
     A cached run's next task (a second attempt, after its timer) goes to this worker's sticky queue,
     which it never polls: after ``STICKY_TIMEOUT`` the server moves the task to the shared queue.
     """
