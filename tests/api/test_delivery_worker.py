@@ -24,7 +24,7 @@ from switchboard.activities.workflow_starts import DELIVERY_WORKFLOW, delivery_w
 from switchboard.api.app import create_app
 from switchboard.api.delivery_worker import IDENTITY_SUFFIX, DeliveryWorker, EagerOnlySlots
 from switchboard.domain.webhook_policy import WebhookPolicy
-from switchboard.models.events import WebhookDelivery
+from switchboard.models.events import WebhookAttempt, WebhookDelivery
 from switchboard.settings import Settings
 from tests.support.http_server import serve_app
 from tests.support.inbound import post_webhook, provision_fixture_number, rows, text_payload
@@ -227,16 +227,21 @@ async def test_with_no_slots_every_delivery_goes_to_a_worker_process(
             "webhook_retry_schedule_seconds": "0, 1",
             "webhook_jitter_ratio": 0.0,
             "webhook_overload_floor_seconds": 1.0,
+            "webhook_request_timeout_seconds": 1.0,
         }
     ],
-    ids=["retry-1s"],
+    ids=["timeout-1s"],
 )
-async def test_a_delivery_the_api_held_when_it_stopped_is_finished_by_a_worker_process(
+async def test_a_stopping_api_records_its_attempt_and_a_worker_process_runs_the_retry(
     settings: Settings, receiver, temporal_env, worker: Worker
 ):
-    """Nothing is lost when the API stops mid-attempt: the attempt cut short is retried by a worker process."""
+    """The API's stop waits for its attempt (bounded by the request timeout) and leaves the retry to a worker.
+
+    The retry's task goes to the sticky queue of the API's worker, which nobody polls, and moves to the
+    shared queue after the sticky timeout.
+    """
     hook, url = receiver
-    hook.gate = asyncio.Event()
+    hook.gate = asyncio.Event()  # the first POST gets no answer: it times out in the API after 1 s
     app = create_app(settings)
     async with app.router.lifespan_context(app):
         await asyncio.wait_for(app.state.delivery_worker.running.wait(), timeout=20)
@@ -251,15 +256,21 @@ async def test_a_delivery_the_api_held_when_it_stopped_is_finished_by_a_worker_p
             assert created.status_code == 201, created.text
             assert (await post_webhook(client, text_payload("wamid.stop1"))).status_code == 200
             (envelope,) = await posted(hook, 1)
-    # The API has stopped with its attempt unanswered; the receiver answers the next POST at once.
+        stopping = asyncio.get_running_loop().time()
+    stopped_in = asyncio.get_running_loop().time() - stopping
+    (first,) = await rows(settings, WebhookAttempt, WebhookAttempt.tenant_id == tenant.id)
+    assert (first.attempt, first.success, first.status_code) == (1, False, None), first
+    assert stopped_in < 10, stopped_in  # the attempt's 1 s timeout, not the webhook's retry schedule
     hook.gate.set()
     workflow_id = delivery_workflow_id(envelope["delivery_id"])
     report = await asyncio.wait_for(temporal_env.client.get_workflow_handle(workflow_id).result(), timeout=60)
-    assert report["outcome"] == "succeeded", report
+    assert (report["outcome"], report["attempts"]) == ("succeeded", 2), report
     identities = await started_by(temporal_env.client, workflow_id)
     assert identities[0].endswith(IDENTITY_SUFFIX) and not identities[-1].endswith(IDENTITY_SUFFIX), (
         identities
     )
-    assert {json.loads(r.body)["delivery_id"] for r in hook.requests} == {envelope["delivery_id"]}
+    assert [json.loads(r.body)["delivery_id"] for r in hook.requests] == [envelope["delivery_id"]] * 2
+    attempts = await rows(settings, WebhookAttempt, WebhookAttempt.tenant_id == tenant.id)
+    assert sorted((a.attempt, a.success) for a in attempts) == [(1, False), (2, True)]
     (row,) = await rows(settings, WebhookDelivery, WebhookDelivery.tenant_id == tenant.id)
     assert row.status == "succeeded"

@@ -196,8 +196,9 @@ async def start_owner_notification(client: Client, *, task_queue: str, notificat
 async def start_delivery(client: Client, delivery: DeliveryInput, *, task_queue: str) -> bool:
     """Start a delivery's workflow; False when its id exists (running or finished), which is never rerun.
 
-    Deliveries are started by worker activities, whose client has a worker on the same task queue, so
-    the start asks for eager dispatch: the server hands the first workflow task back in its answer and
+    Deliveries are started by worker activities and by the API (after an inbound message's commit, through
+    its delivery worker's client: ``api/delivery_worker.py``), whose client has a worker on the same task
+    queue, so the start asks for eager dispatch: the server hands the first workflow task back in its answer and
     this worker runs it at once, with no trip through the matching service and no poll. The server may
     decline (no free workflow-task slot here, or eager start disabled), and then the task is queued as
     usual. A worker that dies holding an eager task loses nothing: the task times out and is retried.

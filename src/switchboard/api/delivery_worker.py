@@ -16,8 +16,9 @@ which a failing delivery may schedule, go to the worker processes).
 
 Nothing is lost if the process dies holding a task: the workflow task times out on the server and a
 worker process runs it again; an attempt already recorded is returned, not posted again. A process
-that stops cleanly gives its attempts in flight ``GRACEFUL_SHUTDOWN`` to finish; one cut short counts
-as a failed attempt and is retried on the delivery's schedule.
+that stops cleanly waits for its attempts in flight: the SDK lets local activities finish (its graceful
+period covers regular activities only), and each attempt ends within the webhook request timeout
+(``WEBHOOK_REQUEST_TIMEOUT_SECONDS``, 10 s by default), recorded like any other.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import socket
 import threading
 from datetime import timedelta
 
+from temporalio.api.workflowservice.v1 import DescribeNamespaceRequest
 from temporalio.client import Client
 from temporalio.worker import (
     CustomSlotSupplier,
@@ -55,8 +57,6 @@ log = logging.getLogger("switchboard.api.delivery_worker")
 
 # Pause before building the worker again after Temporal could not be reached or the worker stopped.
 RETRY_SECONDS = 2.0
-# Attempts in flight when the process stops get this long to record their outcome.
-GRACEFUL_SHUTDOWN = timedelta(seconds=5)
 # A retry's task waits this long on the sticky queue nobody polls, then goes to the worker processes.
 STICKY_TIMEOUT = timedelta(seconds=1)
 # The identity of the API's connected client and of its worker ends with this. Temporal records the
@@ -112,8 +112,8 @@ class EagerOnlySlots(CustomSlotSupplier):
 def build_delivery_worker(deps: ActivityDeps, slots: EagerOnlySlots, *, size: int) -> Worker:
     """The worker: DeliverWebhook and its local attempt only, eager tasks only, no remote activities.
 
-    It caches runs (``size`` of them). Without a cache some deliveries were posted twice: a run evicted
-    after each activation, replayed when its local activity's result came back, runs the attempt again.
+    It caches runs (``size`` of them): without a cache, tests saw some deliveries posted twice (the cause
+    was not pinned down); with one, each is posted once.
     A cached run's next task (a second attempt, after its timer) goes to this worker's sticky queue,
     which it never polls: after ``STICKY_TIMEOUT`` the server moves the task to the shared queue.
     """
@@ -137,7 +137,6 @@ def build_delivery_worker(deps: ActivityDeps, slots: EagerOnlySlots, *, size: in
             nexus_supplier=FixedSizeSlotSupplier(1),
         ),
         workflow_runner=UnsandboxedWorkflowRunner(),
-        graceful_shutdown_timeout=GRACEFUL_SHUTDOWN,
     )
 
 
@@ -154,6 +153,8 @@ class DeliveryWorker:
     def __init__(self, state: AppState) -> None:
         self._state = state
         self._size = state.settings.api_delivery_slots
+        # A fresh supplier per worker built: a stopped worker's permits are released only when the SDK
+        # drops that worker, which must not hold the next worker's slots.
         self.slots = EagerOnlySlots(self._size)
         self._egress = egress_client(allow_private=state.settings.tool_egress_allow_private)
         self._worker: Worker | None = None
@@ -166,7 +167,7 @@ class DeliveryWorker:
         self._task = asyncio.create_task(self._run(), name="api-delivery-worker")
 
     async def stop(self) -> None:
-        """Let attempts in flight record their outcome (``GRACEFUL_SHUTDOWN``), then stop and close the pool."""
+        """Wait for the attempts in flight to end and be recorded, then stop and close the pool."""
         self._stopping = True
         worker = self._worker
         if worker is not None and worker.is_running:
@@ -187,6 +188,13 @@ class DeliveryWorker:
         while not self._stopping:
             try:
                 client = await connect_temporal(self._state.settings, lazy=False, identity=api_identity())
+                # The SDK registers a worker for eager starts when it is built but runs tasks only once
+                # ``run`` has validated the namespace: checked first, so that a start is not handed to a
+                # worker that then fails to start (the task would wait out its 10 s timeout).
+                await client.workflow_service.describe_namespace(
+                    DescribeNamespaceRequest(namespace=self._state.settings.temporal_namespace)
+                )
+                self.slots = EagerOnlySlots(self._size)
                 self._worker = build_delivery_worker(self._deps(client), self.slots, size=self._size)
                 self._state.delivery_client = client
                 self.running.set()

@@ -30,6 +30,8 @@ class AppState:
     rate_cards: RateCardBook
     http: httpx.AsyncClient
     # The connected client the process's delivery worker runs on, while it runs (api/delivery_worker.py).
+    # Only DeliverWebhook may be started through it: eager starts are matched by task queue, not by
+    # workflow type, and that worker runs nothing else.
     delivery_client: Client | None = None
     # Applies channel webhook payloads while the channel waits (POST /channel/webhook).
     inbound: InboundApplier = field(init=False)
