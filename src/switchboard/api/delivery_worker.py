@@ -153,8 +153,6 @@ class DeliveryWorker:
     def __init__(self, state: AppState) -> None:
         self._state = state
         self._size = state.settings.api_delivery_slots
-        # A fresh supplier per worker built: a stopped worker's permits are released only when the SDK
-        # drops that worker, which must not hold the next worker's slots.
         self.slots = EagerOnlySlots(self._size)
         self._egress = egress_client(allow_private=state.settings.tool_egress_allow_private)
         self._worker: Worker | None = None
@@ -194,6 +192,8 @@ class DeliveryWorker:
                 await client.workflow_service.describe_namespace(
                     DescribeNamespaceRequest(namespace=self._state.settings.temporal_namespace)
                 )
+                # A fresh supplier per worker built: a stopped worker's permits are released only when
+                # the SDK drops that worker, which must not hold the next worker's slots.
                 self.slots = EagerOnlySlots(self._size)
                 self._worker = build_delivery_worker(self._deps(client), self.slots, size=self._size)
                 self._state.delivery_client = client
