@@ -1,8 +1,8 @@
 """The API runs the DeliverWebhook runs it starts (eager starts), up to its slots, and takes nothing else.
 
 Which process ran a workflow task is read from Temporal's own history: each WorkflowTaskStarted
-event records the identity of the worker that took the task, and the API's ends with
-``IDENTITY_SUFFIX``. The API under test has no worker process beside it unless a test asks for one.
+event records the identity of the worker that polled the task, or of the client whose eager start was
+handed it, and the API's worker and client both end with ``IDENTITY_SUFFIX``. The API under test has no worker process beside it unless a test asks for one.
 """
 
 from __future__ import annotations
