@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
@@ -89,9 +90,9 @@ def settings(settings: Settings, overrides: dict[str, Any]) -> Settings:
     return settings.model_copy(update={"api_delivery_slots": default, **overrides})
 
 
-@pytest.fixture
-async def api(settings: Settings) -> AsyncIterator[tuple[httpx.AsyncClient, FastAPI]]:
-    """The API with its lifespan running, once its delivery worker is registered."""
+@asynccontextmanager
+async def running_api(settings: Settings) -> AsyncIterator[tuple[httpx.AsyncClient, FastAPI]]:
+    """The API with its lifespan running, once its delivery worker (if any) is registered."""
     app = create_app(settings)
     async with app.router.lifespan_context(app):
         deliveries: DeliveryWorker | None = app.state.delivery_worker
@@ -103,18 +104,27 @@ async def api(settings: Settings) -> AsyncIterator[tuple[httpx.AsyncClient, Fast
 
 
 @pytest.fixture
-async def subscribed(
-    api: tuple[httpx.AsyncClient, FastAPI], settings: Settings, receiver: tuple[Receiver, str]
-) -> TenantFixture:
-    """A tenant with the channel fixtures' number and a webhook on the receiver for received messages."""
-    client, _ = api
+async def api(settings: Settings) -> AsyncIterator[tuple[httpx.AsyncClient, FastAPI]]:
+    async with running_api(settings) as running:
+        yield running
+
+
+async def subscribe(client: httpx.AsyncClient, settings: Settings, url: str) -> TenantFixture:
+    """A tenant with the channel fixtures' number and a webhook at ``url`` for received messages."""
     tenant = await provision_tenant(client, settings.switchboard_admin_key)
     await provision_fixture_number(client, tenant)
     created = await client.post(
-        "/v1/webhooks", json={"url": receiver[1], "events": [RECEIVED]}, headers=tenant.headers()
+        "/v1/webhooks", json={"url": url, "events": [RECEIVED]}, headers=tenant.headers()
     )
     assert created.status_code == 201, created.text
     return tenant
+
+
+@pytest.fixture
+async def subscribed(
+    api: tuple[httpx.AsyncClient, FastAPI], settings: Settings, receiver: tuple[Receiver, str]
+) -> TenantFixture:
+    return await subscribe(api[0], settings, receiver[1])
 
 
 async def started_by(temporal: Client, workflow_id: str) -> list[str]:
@@ -242,20 +252,10 @@ async def test_a_stopping_api_records_its_attempt_and_a_worker_process_runs_the_
     """
     hook, url = receiver
     hook.gate = asyncio.Event()  # the first POST gets no answer: it times out in the API after 1 s
-    app = create_app(settings)
-    async with app.router.lifespan_context(app):
-        await asyncio.wait_for(app.state.delivery_worker.running.wait(), timeout=20)
-        async with httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=app), base_url="http://switchboard.test"
-        ) as client:
-            tenant = await provision_tenant(client, settings.switchboard_admin_key)
-            await provision_fixture_number(client, tenant)
-            created = await client.post(
-                "/v1/webhooks", json={"url": url, "events": [RECEIVED]}, headers=tenant.headers()
-            )
-            assert created.status_code == 201, created.text
-            assert (await post_webhook(client, text_payload("wamid.stop1"))).status_code == 200
-            (envelope,) = await posted(hook, 1)
+    async with running_api(settings) as (client, _):
+        tenant = await subscribe(client, settings, url)
+        assert (await post_webhook(client, text_payload("wamid.stop1"))).status_code == 200
+        (envelope,) = await posted(hook, 1)
         stopping = asyncio.get_running_loop().time()
     stopped_in = asyncio.get_running_loop().time() - stopping
     (first,) = await rows(settings, WebhookAttempt, WebhookAttempt.tenant_id == tenant.id)

@@ -109,15 +109,16 @@ class EagerOnlySlots(CustomSlotSupplier):
             self._used = max(0, self._used - 1)
 
 
-def build_delivery_worker(deps: ActivityDeps, slots: EagerOnlySlots, *, size: int) -> Worker:
+def build_delivery_worker(deps: ActivityDeps, slots: EagerOnlySlots) -> Worker:
     """The worker: DeliverWebhook and its local attempt only, eager tasks only, no remote activities.
 
-    It caches runs (``size`` of them): without a cache, tests saw some deliveries posted twice (the cause
+    It caches runs (``API_DELIVERY_SLOTS`` of them): without a cache, tests saw some deliveries posted twice (the cause
     was not pinned down); with one, each is posted once.
     A cached run's next task (a second attempt, after its timer) goes to this worker's sticky queue,
     which it never polls: after ``STICKY_TIMEOUT`` the server moves the task to the shared queue.
     """
     settings = deps.settings
+    size = settings.api_delivery_slots
     delivery = WebhookDeliveryActivities(deps, config_from_settings(settings))
     return Worker(
         deps.temporal,
@@ -195,7 +196,7 @@ class DeliveryWorker:
                 # A fresh supplier per worker built: a stopped worker's permits are released only when
                 # the SDK drops that worker, which must not hold the next worker's slots.
                 self.slots = EagerOnlySlots(self._size)
-                self._worker = build_delivery_worker(self._deps(client), self.slots, size=self._size)
+                self._worker = build_delivery_worker(self._deps(client), self.slots)
                 self._state.delivery_client = client
                 self.running.set()
                 told = False
