@@ -49,17 +49,19 @@ def _claim(dialect: str, rows: int) -> Any:
     not updated, so it is missing from what the statement returns.
     """
     insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    stmt = insert(_table).values(
-        [
-            {
-                "bucket": bindparam(f"bucket_{i}", type_=_table.c.bucket.type),
-                "count": bindparam(f"want_{i}", type_=_table.c.count.type),
-                "limit_value": bindparam(f"limit_{i}", type_=_table.c.limit_value.type),
-                "expires_at": bindparam(f"expires_at_{i}", type_=_table.c.expires_at.type),
-            }
-            for i in range(rows)
-        ]
-    )
+    values = [
+        {
+            "bucket": bindparam(f"bucket_{i}", type_=_table.c.bucket.type),
+            "count": bindparam(f"want_{i}", type_=_table.c.count.type),
+            "limit_value": bindparam(f"limit_{i}", type_=_table.c.limit_value.type),
+            "expires_at": bindparam(f"expires_at_{i}", type_=_table.c.expires_at.type),
+        }
+        for i in range(rows)
+    ]
+    # One row goes in as a single VALUES, not a list of one: SQLAlchemy caches the compiled form of a
+    # single VALUES, but compiles a multi-row VALUES again at every execution (it has no cache key).
+    # One row is the common lease (a send's throughput slot, a key's chunk).
+    stmt = insert(_table).values(values[0] if rows == 1 else values)
     return stmt.on_conflict_do_update(
         index_elements=[_table.c.bucket],
         set_={"count": _table.c.count + stmt.excluded.count, "limit_value": stmt.excluded.limit_value},
