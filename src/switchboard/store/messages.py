@@ -204,7 +204,10 @@ async def settle_send(
     failure: UpstreamFailureInfo | None = None,
     transient: bool = False,
 ) -> bool:
-    """Store what the upstream answered on a queued send; False when an earlier attempt settled it already."""
+    """Store what the upstream answered on a queued send; False when an earlier attempt settled it already.
+
+    The caller's next flush writes the change, with the event and the conversation's in one batch.
+    """
     if message.status != QUEUED:
         return False
     message.status = send_outcome_status(failed=failure is not None, transient=transient)
@@ -216,7 +219,6 @@ async def settle_send(
         message.error_title = failure.error_title
         message.error_message = failure.error_message
     message.status_updated_at = now
-    await session.flush()
     return True
 
 
