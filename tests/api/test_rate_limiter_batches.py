@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import event as sa_event
 from sqlalchemy import select
+from sqlalchemy.engine.interfaces import CacheStats
 from sqlalchemy.exc import OperationalError
 
 from switchboard.api.rate_limiter import LeaseNotWritten, RateLimiter
@@ -95,6 +96,30 @@ async def test_lease_many_writes_its_rows_in_bucket_order(settings):
     finally:
         await engine.dispose()
     assert written == [["ord:a", "ord:b", "ord:c", "ord:d"]]
+
+
+async def test_a_one_slot_take_is_compiled_once_and_then_served_from_the_statement_cache(settings):
+    # Every live send takes its phone's slot: a statement SQLAlchemy cannot cache is compiled again at
+    # each send (a multi-row VALUES has no cache key; a single VALUES has one).
+    engine = create_engine(settings.database_url, autocommit=True)
+    stats: list[CacheStats] = []
+
+    def note(conn, cursor, statement, parameters, context, executemany):  # type: ignore[no-untyped-def]
+        if statement.lstrip().upper().startswith("INSERT INTO RATE_LIMIT_COUNTERS"):
+            stats.append(context.cache_hit)
+
+    sa_event.listen(engine.sync_engine, "before_cursor_execute", note)
+    try:
+        async with engine.begin() as conn:
+            counts = [
+                await rate_limits.take(conn, f"slot:{second}", limit=5, expires_at=EXPIRES)
+                for second in range(3)
+            ]
+    finally:
+        await engine.dispose()
+    assert counts == [1, 1, 1]
+    # Each engine has its own cache: compiled at this engine's first take, then reused.
+    assert stats == [CacheStats.CACHE_MISS, CacheStats.CACHE_HIT, CacheStats.CACHE_HIT]
 
 
 async def test_lease_many_refuses_a_bucket_twice(settings):
