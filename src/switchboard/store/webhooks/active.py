@@ -55,10 +55,14 @@ async def active_webhooks(session: AsyncSession, tenant_id: str) -> list[ActiveW
     cache: dict[str, list[ActiveWebhook]] | None = session.info.get(_CACHE)
     if cache is not None and tenant_id in cache:
         return cache[tenant_id]
-    # Webhooks are not what the callers change in the same transaction: no flush of their pending rows
-    # first (they go out together at the caller's next flush).
-    with session.no_autoflush:
-        rows: Any = (await session.execute(_ACTIVE, {"tenant_id": tenant_id})).all()
+    rows: Any
+    if cache is None:
+        rows = (await session.execute(_ACTIVE, {"tenant_id": tenant_id})).all()
+    else:
+        # The paths that opt in change no webhook (above), so their pending rows need no flush before
+        # this read: they go out together at the caller's next flush.
+        with session.no_autoflush:
+            rows = (await session.execute(_ACTIVE, {"tenant_id": tenant_id})).all()
     found = [ActiveWebhook(id=row.id, events=row.events, phone_number_id=row.phone_number_id) for row in rows]
     if cache is not None:
         cache[tenant_id] = found
