@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import and_, bindparam, func, or_, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -322,8 +323,19 @@ async def stale_queued(
     whose workflow started before ``abandoned_before``: longer ago than any run can last, so their run
     ended without recording an outcome (``workflow_started_at`` tells the two apart).
     """
+    stmt = stale_queued_statement(
+        unstarted_before=unstarted_before, abandoned_before=abandoned_before, limit=limit
+    )
+    return [(row[0], row[1]) for row in (await session.execute(stmt)).all()]
+
+
+def stale_queued_statement(*, unstarted_before: datetime, abandoned_before: datetime, limit: int) -> Any:
+    """``stale_queued``'s query: one probe of ``ix_messages_phone_status`` a phone number, no scan of messages.
+
+    ``tests/store/test_queued_sweep_index.py`` reads its plan on both databases.
+    """
     started_at = col(Message.workflow_started_at)
-    stmt = (
+    return (
         select(Message, PhoneNumber)
         .join(PhoneNumber, PhoneNumber.phone_number_id == Message.phone_number_id)  # type: ignore[arg-type]
         .where(
@@ -336,4 +348,3 @@ async def stale_queued(
         .order_by(Message.created_at)  # type: ignore[arg-type]
         .limit(limit)
     )
-    return [(row[0], row[1]) for row in (await session.execute(stmt)).all()]
