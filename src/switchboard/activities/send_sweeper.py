@@ -3,7 +3,8 @@ and settle those whose run ended without an outcome.
 
 The message row commits before its workflow starts, and the API notes
 ``workflow_started_at`` when it answers before the send's outcome is recorded
-(a 202, a failed workflow); a send answered in time is no longer queued. If the
+(a 202); a send answered in time is no longer queued, and one whose run the API
+saw fail it records ``failed_transient`` itself (noting it only if that write fails). If the
 API dies before it answers, or cannot reach Temporal, this sweep (run by a
 schedule) starts the workflow of every queued message without that note and
 older than the API's longest wait.
@@ -15,7 +16,8 @@ must have ended, so a long outage backlog cannot hide an orphan.
 A noted send still queued once longer has passed than any run can last (the
 retry window, plus ``ABANDONED_MARGIN`` for the media transfer before it and
 a busy host) ended without recording an outcome: an operator terminated or
-cancelled it, or it failed inside the service. Nothing would ever move it, so
+cancelled it, or it failed inside the service after the API stopped waiting
+(or the API could not record it). Nothing would ever move it, so
 it would count against its phone's queue limit for good and a retry of its
 original would answer with it. The sweep records it ``failed_transient``
 (``SEND_NOT_FINISHED``) as its run would have: the event, the released
@@ -33,13 +35,12 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from switchboard.activities.deps import ActivityDeps
 from switchboard.activities.send_input import send_input_for, tier_rates
-from switchboard.activities.sends import OutcomeRecorder
+from switchboard.activities.sends import OutcomeRecorder, send_not_finished
 from switchboard.activities.workflow_starts import start_send
 from switchboard.domain.errors import ServiceError
-from switchboard.domain.failure_types import SEND_NOT_FINISHED_CODE
 from switchboard.domain.send_payload import parse_send_request
 from switchboard.models.base import utcnow
-from switchboard.models.send import SendOutcome, UpstreamFailureInfo
+from switchboard.models.send import SendOutcome
 from switchboard.store import messages
 from switchboard.store.database import unit_of_work
 
@@ -60,18 +61,6 @@ class SweepResult(BaseModel):
     unreadable: int = 0
     # Queued sends whose run ended without an outcome, recorded failed_transient.
     abandoned: int = 0
-
-
-def not_finished() -> UpstreamFailureInfo:
-    return UpstreamFailureInfo(
-        code=SEND_NOT_FINISHED_CODE,
-        status_code=500,
-        error_title="Send not finished",
-        error_message=(
-            "the send's run ended without an outcome (stopped by an operator or failed inside the service); "
-            "nothing was recorded as sent: retry the message"
-        ),
-    )
 
 
 class SendSweeperActivities:
@@ -102,7 +91,7 @@ class SendSweeperActivities:
                         message_id=message.id,
                         tenant_id=message.tenant_id,
                         idempotency_key=message.idempotency_key,
-                        failure=not_finished(),
+                        failure=send_not_finished(),
                         transient=True,
                     )
                 )

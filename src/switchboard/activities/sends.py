@@ -15,15 +15,16 @@ import logging
 
 from temporalio import activity
 
-from switchboard.activities.deps import ActivityDeps
+from switchboard.activities.deps import ActivityDeps, CommitAndStart
 from switchboard.activities.webhooks.config import config_from_settings
 from switchboard.activities.webhooks.dispatching import RecordedPlan, plan_recorded, start_planned
 from switchboard.activities.workflow_starts import wake_timers_or_log
 from switchboard.domain.events import MESSAGE_FAILED, MESSAGE_SENT, message_event
+from switchboard.domain.failure_types import SEND_NOT_FINISHED_CODE
 from switchboard.models.base import utcnow
 from switchboard.models.messages_api import MessagePublic
 from switchboard.models.messaging import Contact, Message
-from switchboard.models.send import SendOutcome, SendReport
+from switchboard.models.send import SendOutcome, SendReport, UpstreamFailureInfo
 from switchboard.store import conversations, idempotency, messages
 from switchboard.store.agents.guardrails import HUMAN_SOURCES, note_human_message
 from switchboard.store.database import unit_of_work
@@ -53,15 +54,33 @@ def _recipient_user_ids(message: Message, contact: Contact | None) -> dict[str, 
     return {"recipient_user_id": message.recipient_bsuid, "recipient_parent_user_id": parent}
 
 
+def send_not_finished() -> UpstreamFailureInfo:
+    """The failure recorded on a send whose run ended without an outcome (``failed_transient``).
+
+    Recorded by the API when it sees the run fail or end empty-handed, and by the queued-send sweep
+    for a run nobody saw end. Nothing was recorded as sent, so the client may retry the message.
+    """
+    return UpstreamFailureInfo(
+        code=SEND_NOT_FINISHED_CODE,
+        status_code=500,
+        error_title="Send not finished",
+        error_message=(
+            "the send's run ended without an outcome (stopped by an operator or failed inside the service); "
+            "nothing was recorded as sent: retry the message"
+        ),
+    )
+
+
 class OutcomeRecorder:
     """Writes a send's outcome; idempotent, so a retry or a second writer only re-reads it.
 
-    Two callers: the ``record_send_outcome`` activity, and a try the upstream accepted, which records
+    Callers: the ``record_send_outcome`` activity; a try the upstream accepted, which records
     its own success (``channel_send`` since the patch "send-outcome-in-try": one local activity per
-    send instead of two).
+    send instead of two); the queued-send sweep and the API, which record ``send_not_finished``
+    for a run that ended without one.
     """
 
-    def __init__(self, deps: ActivityDeps) -> None:
+    def __init__(self, deps: CommitAndStart) -> None:
         self._deps = deps
         self._webhooks = config_from_settings(deps.settings)
 

@@ -12,7 +12,9 @@ and the final 2xx once the workflow recorded it. A send that ends in a 4xx or
 5xx frees its key, whether it was refused before anything was stored, refused
 by the upstream (the workflow frees it) or failed inside the service (the
 workflow died without recording): a client retrying after a 500 is never
-told 409 for a send that is no longer running.
+told 409 for a send that is no longer running. A send whose run died is
+recorded ``failed_transient`` (``SEND_NOT_FINISHED``) at once, so the retry
+endpoint sends it again instead of answering with a message left queued.
 
 Sandbox keys honour Idempotency-Key the same way, in their own key space; the
 stored 201 is the only thing a sandbox send persists.
@@ -31,6 +33,7 @@ from temporalio.service import RPCError
 
 from switchboard.activities import workflow_starts
 from switchboard.activities.outbound import SendContext, create_send, sandbox_checks
+from switchboard.activities.sends import OutcomeRecorder, send_not_finished
 from switchboard.api.principal import Principal
 from switchboard.api.state import AppState
 from switchboard.domain.error_body import error_body
@@ -40,7 +43,7 @@ from switchboard.domain.send_payload import SendRequest, parse_send_request
 from switchboard.models.base import iso_millis, new_id, utcnow
 from switchboard.models.messages_api import MessagePublic, sandbox_response
 from switchboard.models.messaging import Message
-from switchboard.models.send import SendInput, SendReport
+from switchboard.models.send import SendInput, SendOutcome, SendReport
 from switchboard.models.tenancy import PhoneNumber
 from switchboard.store import idempotency, messages
 from switchboard.store.database import unit_of_work
@@ -220,16 +223,43 @@ async def _run(state: AppState, request: SendInput) -> JSONResponse:
         await note_started(state, request.message_id)
         return await _accepted(state, request.message_id)
     except WorkflowFailureError as exc:
-        # Noted, so the sweeper does not send again what the client is now told to retry.
-        await note_started(state, request.message_id)
         log.error("send workflow failed", extra={"message_id": request.message_id}, exc_info=exc)
+        await settle_not_finished(state, request)
         raise InternalFailure(
             "the send failed inside the service; retry with backoff (an Idempotency-Key is free again)",
             details={"message_id": request.message_id},
         ) from exc
     if report.sent is None and report.failure is None:
-        await note_started(state, request.message_id)  # send_answer refuses it: as a failed workflow
+        await settle_not_finished(state, request)  # send_answer refuses it: as a failed workflow
     return send_answer(report)
+
+
+async def settle_not_finished(state: AppState, request: SendInput) -> None:
+    """Record a send whose run closed without an outcome ``failed_transient`` (``SEND_NOT_FINISHED``).
+
+    The run is over (failed, terminated, or ended empty-handed), so nothing else would move the
+    message: left ``queued`` it would count towards its phone's queue, and a retry of its original
+    would answer with it instead of sending, although the 500 tells the client to retry. Recorded
+    as the queued-send sweep records a run nobody saw end: the event, the released key, a message
+    that may be retried. A message the run did settle is left as it is. If the record fails, the
+    send is noted instead, so that the sweep settles it later rather than sending it again.
+    """
+    outcome = SendOutcome(
+        message_id=request.message_id,
+        tenant_id=request.tenant_id,
+        idempotency_key=request.idempotency_key,
+        failure=send_not_finished(),
+        transient=True,
+    )
+    try:
+        await OutcomeRecorder(state).record(outcome)
+    except Exception:  # logged; the sweep settles a noted send once no run can still be going
+        log.warning(
+            "a send whose run ended was not recorded; left to the sweep",
+            extra={"message_id": request.message_id},
+            exc_info=True,
+        )
+        await note_started(state, request.message_id)
 
 
 async def _accepted(state: AppState, message_id: str) -> JSONResponse:

@@ -217,6 +217,9 @@ async def test_an_internal_failure_frees_the_key(
     body = failed.json()
     assert (body["statusCode"], body["details"]["message_id"]) == (500, queued["id"])
     assert "X-Idempotent-Replay" not in failed.headers
+    # Its run is over: recorded failed_transient at once, not left queued for the sweep.
+    dead = (await app_client.get(f"/v1/messages/{queued['id']}", headers=tenant.headers())).json()
+    assert (dead["status"], dead["error_code"]) == ("failed_transient", "SEND_NOT_FINISHED")
     again = await post(app_client, tenant, text(tenant), "k-10")
     assert again.status_code == 201, again.text
     assert "X-Idempotent-Replay" not in again.headers

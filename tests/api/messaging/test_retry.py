@@ -12,7 +12,7 @@ from sqlalchemy import update
 
 from switchboard.models.messaging import Message
 from tests.support.fake_channel import FakeChannel, Scripted, cloud_error
-from tests.support.inbound import db
+from tests.support.inbound import db, events
 from tests.support.tenants import TenantFixture
 
 TO = "14155550100"
@@ -262,3 +262,44 @@ async def test_a_sandbox_retry_does_not_use_up_the_live_guard(
     assert live.json()["retry_of_message_id"] == original["id"]
     # Within the live guard, the sandbox hears what live would: 429.
     assert (await retry(app_client, tenant, original["id"], key=tenant.test_key)).status_code == 429
+
+
+async def test_a_retry_whose_run_dies_is_settled_at_once_so_the_next_retry_is_sent(
+    app_client: httpx.AsyncClient, tenant: TenantFixture, worker, channel: FakeChannel, settings, temporal_env
+):
+    """A retry whose run is terminated while the API waits: 500, and the retry is failed_transient at once.
+
+    Before, the dead retry stayed queued until the queued-send sweep settled it (the retry window plus
+    two hours later), so the next retry of the original answered 200 with it and sent nothing, although
+    the 500 had told the client to retry.
+    """
+    original = await failed_message(app_client, tenant, channel)
+    gate = channel.hold()
+    try:
+        request = asyncio.create_task(retry(app_client, tenant, original["id"]))
+        await asyncio.wait_for(channel.gate_entered.wait(), timeout=10)
+        listed = (await app_client.get("/v1/messages", headers=tenant.headers())).json()["data"]
+        [dying] = [m for m in listed if m["status"] == "queued"]
+        await temporal_env.client.get_workflow_handle(f"send-{dying['id']}").terminate("operator stop")
+        died = await asyncio.wait_for(request, timeout=10)
+    finally:
+        gate.set()
+    assert died.status_code == 500, died.text
+    assert died.json()["details"]["message_id"] == dying["id"]
+    dead = (await app_client.get(f"/v1/messages/{dying['id']}", headers=tenant.headers())).json()
+    assert (dead["status"], dead["error_code"], dead["retry_of_message_id"]) == (
+        "failed_transient",
+        "SEND_NOT_FINISHED",
+        original["id"],
+    )
+    failed = [
+        e.payload["message"]["service"]
+        for e in await events(settings, tenant.id)
+        if e.kind == "channel.message.failed" and e.payload["message"]["service"]["message_id"] == dying["id"]
+    ]
+    assert [f["error_code"] for f in failed] == ["SEND_NOT_FINISHED"]
+    # A retry that failed inside the service does not use up the guard: the next one is sent at once.
+    again = await retry(app_client, tenant, original["id"])
+    assert again.status_code == 201, again.text
+    assert again.json()["id"] not in (dying["id"], original["id"])
+    assert again.json()["retry_of_message_id"] == original["id"]
