@@ -83,6 +83,31 @@ async def load(
     return Figures(label, len(latencies), time.perf_counter() - started, latencies)
 
 
+def pooled(label: str, *parts: Figures) -> Figures:
+    """Several runs of one phase as one: their units, their seconds and their latencies added up.
+
+    A baseline run both before and after the phase it is compared with, then pooled, cancels a drift of
+    the machine's speed over the run (a neighbour's load coming or going), which one baseline run ahead
+    of the phase would read into the ratio.
+    """
+    return Figures(
+        label,
+        sum(part.count for part in parts),
+        sum(part.seconds for part in parts),
+        [latency for part in parts for latency in part.latencies_ms],
+    )
+
+
+def pooled_cpu(*parts: tuple[dict[str, float], int]) -> dict[str, float]:
+    """CPU milliseconds per unit over several runs, each ``(per_unit_ms, units)``: weighted by their units."""
+    units = sum(count for _, count in parts) or 1
+    names = dict.fromkeys(name for per_unit, _ in parts for name in per_unit)  # first part's order
+    return {
+        name: round(sum(per_unit.get(name, 0.0) * count for per_unit, count in parts) / units, 1)
+        for name in names
+    }
+
+
 # Unmeasured calls before each measured phase, and where their indices start (clear of the phase's own).
 WARM_UP = 20
 WARM_UP_FROM = 1_000_000
@@ -334,6 +359,57 @@ class CpuMeter:
 def cpu_line(label: str, per_unit: dict[str, float]) -> str:
     parts = ", ".join(f"{name} {value:.1f}" for name, value in per_unit.items() if name != "total")
     return f"  CPU ms per {label}: {per_unit['total']:.1f} ({parts})"
+
+
+@dataclass
+class BareRun:
+    """One run of the bare workflow: under load, paced (when asked for), and its CPU a workflow."""
+
+    loaded: Figures
+    paced: Figures | None
+    cpu: dict[str, float]
+
+
+async def bare_baseline(
+    env: WorkflowEnvironment, *, total: int, concurrency: int, paced: int = 0, when: str
+) -> BareRun:
+    """The bare workflow with one no-op activity, on its own task queue and worker in this process.
+
+    A benchmark runs it ``before`` its service starts and again ``after`` the service stops, with
+    nothing else running, and pools the two runs (``pooled``, ``pooled_cpu``). ``paced`` more follow
+    one at a time.
+    """
+    from baseline_workflow import OneActivity, noop
+    from temporalio.worker import Worker
+
+    queue = f"bench-bare-{when}-{uuid.uuid4().hex[:6]}"
+    async with Worker(
+        env.client,
+        task_queue=queue,
+        workflows=[OneActivity],
+        activities=[noop],
+        max_concurrent_activities=100,
+    ):
+
+        async def bare_workflow(i: int) -> None:
+            await env.client.execute_workflow(OneActivity.run, i, id=f"{queue}-{i}", task_queue=queue)
+
+        await warm_up(bare_workflow, concurrency=concurrency)
+        cpu = CpuMeter({"temporal server": temporal_server_pid(env.client.service_client.config.target_host)})
+        cpu.start()
+        loaded = await load(
+            f"  baseline run {when} the service", bare_workflow, total=total, concurrency=concurrency
+        )
+        used = cpu.per_unit_ms(loaded.count)
+        paced_figures = None
+        if paced:
+            paced_figures = await load(
+                f"  baseline run {when}, paced",
+                lambda i: bare_workflow(total + i),
+                total=paced,
+                concurrency=1,
+            )
+    return BareRun(loaded, paced_figures, used)
 
 
 @asynccontextmanager

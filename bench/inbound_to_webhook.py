@@ -4,7 +4,9 @@
 - end-to-end p50/p99 from each POST to a loopback receiver getting the signed
   channel.message.received delivery (applied by the API, then DeliverWebhook),
   both under that load (latency then includes the backlog) and paced one payload at a time
-- beside a bare Temporal workflow with one activity on the same Temporal server, same run
+- beside a bare Temporal workflow with one activity on the same Temporal server, same run: run once
+  before the service starts and once after it stops, and the two pooled, so that the machine's speed
+  drifting over the run does not read as a ratio
 
 Run: .venv/bin/python bench/inbound_to_webhook.py [--payloads N] [--concurrency C]
          [--database-url postgresql+psycopg://postgres@127.0.0.1:5432/test] [--processes]
@@ -22,12 +24,10 @@ import json
 import logging
 import os
 import time
-import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import httpx
-from baseline_workflow import OneActivity, noop
 from fastapi import FastAPI, Request
 from harness import (
     SERVICE_PIDS,
@@ -35,6 +35,7 @@ from harness import (
     WARM_UP_FROM,
     CpuMeter,
     Figures,
+    bare_baseline,
     bench_settings,
     cpu_line,
     database_label,
@@ -42,6 +43,8 @@ from harness import (
     fresh_database_url,
     goal_line,
     load,
+    pooled,
+    pooled_cpu,
     postgres_server_pid,
     record_results,
     results_section,
@@ -51,7 +54,6 @@ from harness import (
     temporal_server_pid,
     warm_up,
 )
-from temporalio.worker import Worker
 
 WABA_ID = "102290129340398"
 USER_SPACE = {"bench": "1650", "paced": "1651", "warm": "1652", "offered": "1653"}
@@ -223,35 +225,11 @@ async def main(args: argparse.Namespace) -> None:
         address = env.client.service_client.config.target_host
         settings = bench_settings(await asyncio.to_thread(fresh_database_url, args.database_url), address)
         admin = {"X-Admin-Key": settings.switchboard_admin_key}
-        # The bare workflow first: the offered-rate phase below runs at a share of its throughput.
-        queue = f"bench-bare-{uuid.uuid4().hex[:6]}"
-        async with Worker(
-            env.client,
-            task_queue=queue,
-            workflows=[OneActivity],
-            activities=[noop],
-            max_concurrent_activities=100,
-        ):
-
-            async def bare_workflow(i: int) -> None:
-                await env.client.execute_workflow(OneActivity.run, i, id=f"{queue}-{i}", task_queue=queue)
-
-            await warm_up(bare_workflow, concurrency=args.concurrency)
-            cpu = CpuMeter({"temporal server": temporal_server_pid(address)})
-            cpu.start()
-            baseline = await load(
-                "baseline: bare workflow with one activity",
-                bare_workflow,
-                total=args.payloads,
-                concurrency=args.concurrency,
-            )
-            baseline_cpu = cpu.per_unit_ms(baseline.count)
-            baseline_paced = await load(
-                "baseline, paced: one at a time",
-                lambda i: bare_workflow(args.payloads + i),
-                total=args.paced,
-                concurrency=1,
-            )
+        # The bare workflow first (the offered-rate phase below runs at a share of its throughput), and
+        # again once the service has stopped: the two runs pooled are the baseline (harness.pooled).
+        before = await bare_baseline(
+            env, total=args.payloads, concurrency=args.concurrency, paced=args.paced, when="before"
+        )
         arrivals: dict[str, float] = {}
         waiters: dict[str, asyncio.Event] = {}
         all_arrived = asyncio.Event()
@@ -346,10 +324,18 @@ async def main(args: argparse.Namespace) -> None:
                         lambda i: send(text_webhook(i, prefix="offered")),
                         arrivals,
                         waiters,
-                        rate=OFFERED_SHARE * baseline.per_second,
+                        rate=OFFERED_SHARE * before.loaded.per_second,
                         seconds=args.offered_seconds,
                         wait=args.wait,
                     )
+        after = await bare_baseline(
+            env, total=args.payloads, concurrency=args.concurrency, paced=args.paced, when="after"
+        )
+    baseline = pooled("baseline: bare workflow with one activity", before.loaded, after.loaded)
+    baseline_paced = pooled(
+        "baseline, paced: one at a time", *(run.paced for run in (before, after) if run.paced is not None)
+    )
+    baseline_cpu = pooled_cpu((before.cpu, before.loaded.count), (after.cpu, after.loaded.count))
     shape = (
         "API (2 workers) and worker as processes"
         if args.processes
@@ -360,7 +346,7 @@ async def main(args: argparse.Namespace) -> None:
         f"Inbound to webhook (loopback, {database_label(settings.database_url)}, Temporal dev server, {shape}, "
         f"{senders})"
     )
-    shown = [accepted, end_to_end, unloaded, baseline, baseline_paced]
+    shown = [accepted, end_to_end, unloaded, baseline, before.loaded, after.loaded, baseline_paced]
     if offered is not None:
         shown[3:3] = [offered.first_half, offered.second_half]
     for figures in shown:
@@ -369,6 +355,10 @@ async def main(args: argparse.Namespace) -> None:
     if loaded_cpu is not None:
         print(cpu_line("inbound message delivered", loaded_cpu))
     print(cpu_line("bare workflow", baseline_cpu))
+    print(
+        f"    (before the service {before.cpu['total']:.1f} ms a bare workflow, after it {after.cpu['total']:.1f}: "
+        "the machine's drift over the run)"
+    )
     if unloaded is not None:
         print(
             f"  -> paced p50 is {unloaded.percentile(50) / max(baseline_paced.percentile(50), 1e-9):.1f}x the "
@@ -377,6 +367,8 @@ async def main(args: argparse.Namespace) -> None:
     results: dict[str, object] = {
         "accepted": figures_dict(accepted),
         "baseline": figures_dict(baseline),
+        "baseline_before": figures_dict(before.loaded),
+        "baseline_after": figures_dict(after.loaded),
         "baseline_paced": figures_dict(baseline_paced),
         "goals": {
             "loaded_throughput_ratio": ">= 0.8",

@@ -20,11 +20,11 @@ import logging
 import os
 
 import httpx
-from baseline_workflow import OneActivity, noop
 from fastapi import FastAPI
 from harness import (
     SERVICE_PIDS,
     CpuMeter,
+    bare_baseline,
     bench_settings,
     cpu_line,
     database_label,
@@ -32,6 +32,8 @@ from harness import (
     fresh_database_url,
     goal_line,
     load,
+    pooled,
+    pooled_cpu,
     postgres_server_pid,
     ratio_line,
     record_results,
@@ -42,7 +44,6 @@ from harness import (
     temporal_server_pid,
     warm_up,
 )
-from temporalio.worker import Worker
 
 SANDBOX_KEYS = 128
 
@@ -64,6 +65,8 @@ async def main(args: argparse.Namespace) -> None:
 
     async with temporal_dev_server() as env:
         address = env.client.service_client.config.target_host
+        # The bare workflow before the service starts and again after it stops, pooled (harness.pooled).
+        before = await bare_baseline(env, total=args.live, concurrency=args.concurrency, when="before")
         sim_config = SimulatorConfig(
             app_secret="bench-secret", webhook_url="http://127.0.0.1:9/none", send_status_webhooks=False
         )
@@ -161,28 +164,9 @@ async def main(args: argparse.Namespace) -> None:
                         concurrency=args.concurrency,
                     )
                     live_cpu = cpu.per_unit_ms(live_figures.count)
-        queue = "bench-bare"
-        async with Worker(
-            env.client,
-            task_queue=queue,
-            workflows=[OneActivity],
-            activities=[noop],
-            max_concurrent_activities=100,
-        ):
-
-            async def bare_workflow(i: int) -> None:
-                await env.client.execute_workflow(OneActivity.run, i, id=f"bench-bare-{i}", task_queue=queue)
-
-            await warm_up(bare_workflow, concurrency=args.concurrency)
-            cpu = CpuMeter({"temporal server": temporal_server_pid(address)})
-            cpu.start()
-            workflow_figures = await load(
-                "baseline: bare workflow with one activity",
-                bare_workflow,
-                total=args.live,
-                concurrency=args.concurrency,
-            )
-            workflow_cpu = cpu.per_unit_ms(workflow_figures.count)
+        after = await bare_baseline(env, total=args.live, concurrency=args.concurrency, when="after")
+    workflow_figures = pooled("baseline: bare workflow with one activity", before.loaded, after.loaded)
+    workflow_cpu = pooled_cpu((before.cpu, before.loaded.count), (after.cpu, after.loaded.count))
     shape = (
         "API (2 workers) and worker as processes"
         if args.processes
@@ -192,12 +176,23 @@ async def main(args: argparse.Namespace) -> None:
         f"Send throughput (loopback, {database_label(settings.database_url)}, Temporal dev server, {shape}, "
         "2 cores shared by client and servers)"
     )
-    for figures in (sandbox_figures, bare_figures, live_figures, workflow_figures):
+    for figures in (
+        sandbox_figures,
+        bare_figures,
+        live_figures,
+        workflow_figures,
+        before.loaded,
+        after.loaded,
+    ):
         print("  " + figures.line())
     print(cpu_line("sandbox send", sandbox_cpu))
     print(cpu_line("bare endpoint call", bare_cpu))
     print(cpu_line("live send", live_cpu))
     print(cpu_line("bare workflow", workflow_cpu))
+    print(
+        f"    (before the service {before.cpu['total']:.1f} ms a bare workflow, after it {after.cpu['total']:.1f}: "
+        "the machine's drift over the run)"
+    )
     print(ratio_line(sandbox_figures, bare_figures))
     print(ratio_line(live_figures, workflow_figures))
     sandbox_throughput = sandbox_figures.per_second / max(bare_figures.per_second, 1e-9)
@@ -215,6 +210,8 @@ async def main(args: argparse.Namespace) -> None:
             "bare_fastapi": figures_dict(bare_figures),
             "live": figures_dict(live_figures),
             "bare_workflow": figures_dict(workflow_figures),
+            "bare_workflow_before": figures_dict(before.loaded),
+            "bare_workflow_after": figures_dict(after.loaded),
             "cpu_ms_per_unit": {
                 "sandbox": sandbox_cpu,
                 "bare_fastapi": bare_cpu,
