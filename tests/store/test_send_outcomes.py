@@ -119,3 +119,25 @@ async def test_a_send_newer_than_the_last_message_moves_the_pointer(sessions):
     async with sessions() as session:
         conversation = await session.get(Conversation, "conv_a")
         assert (conversation.last_message_id, conversation.last_message_at) == ("msg_out", T0)
+
+
+async def test_of_two_writers_that_both_read_it_queued_only_the_first_settles_it(sessions):
+    """A try whose run was terminated while it posted records its success while the API records the run
+    as not finished: both read the send queued, and the second write must not overwrite the first."""
+    async with unit_of_work(sessions) as late:
+        stale, _, _ = await messages.send_with_context(late, "msg_out")
+        assert stale.status == QUEUED
+        async with unit_of_work(sessions) as first:
+            message, _, _ = await messages.send_with_context(first, "msg_out")
+            assert await messages.settle_send(first, message, now=utcnow(), failure=REFUSED, transient=True)
+        settled = await messages.settle_send(late, stale, now=utcnow(), wa_message_id="wamid.LATE")
+        # The loser changed nothing and now sees the row as stored.
+        assert not settled
+        assert (stale.status, stale.wa_message_id) == (FAILED_TRANSIENT, None)
+    async with sessions() as session:
+        stored = await session.get(Message, "msg_out")
+        assert (stored.status, stored.error_code, stored.wa_message_id) == (
+            FAILED_TRANSIENT,
+            "RECIPIENT_NOT_ON_WHATSAPP",
+            None,
+        )

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from functools import cache
+from typing import Any, cast
 
 from sqlalchemy import and_, bindparam, func, or_, update
+from sqlalchemy.engine import CursorResult
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import col, select
 
 from switchboard.domain.errors import Forbidden, ValidationFailed
@@ -196,6 +199,16 @@ async def send_with_context(
     return row[0], row[1], row[2]
 
 
+@cache
+def _settle_statement(columns: tuple[str, ...]) -> Any:
+    """UPDATE a send's outcome columns while it is still queued; built once per set of columns."""
+    return (
+        update(_messages)
+        .where(_messages.c.id == bindparam("of_id"), _messages.c.status == QUEUED)
+        .values({name: bindparam(f"new_{name}") for name in columns})
+    )
+
+
 async def settle_send(
     session: AsyncSession,
     message: Message,
@@ -205,21 +218,36 @@ async def settle_send(
     failure: UpstreamFailureInfo | None = None,
     transient: bool = False,
 ) -> bool:
-    """Store what the upstream answered on a queued send; False when an earlier attempt settled it already.
+    """Store what the upstream answered on a queued send; False when it is settled already.
 
-    The caller's next flush writes the change, with the event and the conversation's in one batch.
+    One UPDATE that changes the row only while it is still ``queued``, so that of two writers
+    settling one send at the same time exactly one wins, on either database: a try whose run an
+    operator terminated while it posted records its own success while the API records that run
+    as not finished. The loser changes nothing, raises no event, and sees the row as stored. The
+    values are set on ``message`` as committed state, so the caller's flush does not write them again.
     """
     if message.status != QUEUED:
         return False
-    message.status = send_outcome_status(failed=failure is not None, transient=transient)
+    values: dict[str, Any] = {
+        "status": send_outcome_status(failed=failure is not None, transient=transient),
+        "status_updated_at": now,
+    }
     if failure is None:
         # to_phone stays canonical even when the alternate form got through.
-        message.wa_message_id = wa_message_id
+        values["wa_message_id"] = wa_message_id
     else:
-        message.error_code = failure.code
-        message.error_title = failure.error_title
-        message.error_message = failure.error_message
-    message.status_updated_at = now
+        values |= {
+            "error_code": failure.code,
+            "error_title": failure.error_title,
+            "error_message": failure.error_message,
+        }
+    params = {"of_id": message.id, **{f"new_{name}": value for name, value in values.items()}}
+    result = await session.execute(_settle_statement(tuple(values)), params)
+    if cast("CursorResult[Any]", result).rowcount != 1:
+        await session.refresh(message)
+        return False
+    for name, value in values.items():
+        set_committed_value(message, name, value)
     return True
 
 
