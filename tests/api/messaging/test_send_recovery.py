@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import update
+from sqlalchemy import text, update
 
 from switchboard.api.app import create_app
 from switchboard.models.base import utcnow
@@ -18,7 +18,7 @@ from switchboard.store.database import create_engine
 from switchboard.workflows.maintenance import SweepQueuedSendsWorkflow
 from tests.support.fake_channel import FakeChannel, Scripted, cloud_error
 from tests.support.http_server import free_port
-from tests.support.inbound import events
+from tests.support.inbound import db, events, rows
 from tests.support.tenants import TenantFixture
 
 TO = "14155550100"
@@ -200,3 +200,56 @@ async def test_sweeper_settles_a_queued_send_whose_run_ended_without_an_outcome(
         SweepQueuedSendsWorkflow.run, id=f"sweep-ended-again-{ended}", task_queue=settings.temporal_task_queue
     )
     assert (again.abandoned, again.resumed) == (0, 0)
+
+
+# A database fault at the one write the test aims at: the record of a send as not finished.
+_REFUSE_NOT_FINISHED = {
+    "sqlite": [
+        "CREATE TRIGGER refuse_not_finished BEFORE UPDATE OF status ON messages "
+        "WHEN NEW.error_code = 'SEND_NOT_FINISHED' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END"
+    ],
+    "postgresql": [
+        "CREATE FUNCTION refuse_not_finished() RETURNS trigger AS $$ "
+        "BEGIN RAISE EXCEPTION 'refused by the test'; END $$ LANGUAGE plpgsql",
+        "CREATE TRIGGER refuse_not_finished BEFORE UPDATE ON messages FOR EACH ROW "
+        "WHEN (NEW.error_code = 'SEND_NOT_FINISHED') EXECUTE FUNCTION refuse_not_finished()",
+    ],
+}
+
+
+async def test_a_dead_run_the_api_cannot_record_is_noted_for_the_sweep(
+    app_client: httpx.AsyncClient, tenant: TenantFixture, channel: FakeChannel, worker, temporal_env, settings
+):
+    """The API records a run that died while it waited as not finished; if that write fails, it notes the send.
+
+    The note is what keeps the sweep from starting the send again (the client was told to retry); the sweep
+    settles a noted send once no run can still be going.
+    """
+    gate = channel.hold()
+    try:
+        request = asyncio.create_task(
+            app_client.post(
+                "/v1/messages",
+                json={
+                    "phone_number_id": tenant.phone_number_id,
+                    "to": TO,
+                    "type": "text",
+                    "text": {"body": "x"},
+                },
+                headers=tenant.headers(),
+            )
+        )
+        await asyncio.wait_for(channel.gate_entered.wait(), timeout=10)
+        [queued] = (await app_client.get("/v1/messages", headers=tenant.headers())).json()["data"]
+        async with db(settings) as session:
+            for statement in _REFUSE_NOT_FINISHED[session.get_bind().dialect.name]:
+                await session.execute(text(statement))
+        await temporal_env.client.get_workflow_handle(f"send-{queued['id']}").terminate("operator stop")
+        died = await asyncio.wait_for(request, timeout=10)
+        assert died.status_code == 500, died.text
+        assert died.json()["details"]["message_id"] == queued["id"]
+        [stored] = await rows(settings, Message, Message.id == queued["id"])
+        assert stored.status == "queued"
+        assert stored.workflow_started_at is not None
+    finally:
+        gate.set()
