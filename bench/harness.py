@@ -26,8 +26,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from baseline_workflow import OneActivity, noop
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Worker
 
 from switchboard.devstack import SEARCH_ATTRIBUTE_ARGS
 from tests.support.http_server import free_port, serve_app
@@ -379,9 +381,6 @@ async def bare_baseline(
     nothing else running, and pools the two runs (``pooled``, ``pooled_cpu``). ``paced`` more follow
     one at a time.
     """
-    from baseline_workflow import OneActivity, noop
-    from temporalio.worker import Worker
-
     queue = f"bench-bare-{when}-{uuid.uuid4().hex[:6]}"
     async with Worker(
         env.client,
