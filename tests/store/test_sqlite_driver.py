@@ -10,11 +10,11 @@ from collections.abc import AsyncIterator
 
 import aiosqlite
 import pytest
-from sqlalchemy import text
+from sqlalchemy import event, text
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from switchboard.store.database import create_engine, session_factory, unit_of_work
+from switchboard.store.database import create_engine, session_factory, sqlite_pool_size, unit_of_work
 from switchboard.store.sqlite_driver import OneHopCursor
 
 
@@ -195,5 +195,67 @@ async def test_a_connection_closed_underneath_is_dropped_from_the_pool(tmp_path)
             assert failure.value.connection_invalidated
         async with engine.connect() as conn:
             assert (await conn.execute(text("SELECT 2"))).scalar_one() == 2
+    finally:
+        await engine.dispose()
+
+
+async def test_connections_opened_for_a_burst_are_kept_for_the_next(engine) -> None:
+    """A burst of concurrent sessions opens its connections once; the next burst reuses every one.
+
+    SQLAlchemy's default SQLite pool kept 5 and closed the rest on return, so each burst beyond 5 opened
+    new ones: an aiosqlite thread, a file open and the PRAGMAs each.
+    """
+    opened: list[object] = []
+    event.listen(
+        engine.sync_engine, "connect", lambda dbapi_connection, _record: opened.append(dbapi_connection)
+    )
+    sessions = session_factory(engine)
+    burst = 16
+
+    async def one_burst() -> None:
+        all_in = asyncio.Barrier(burst)
+
+        async def hold() -> None:
+            async with sessions() as session:
+                assert (await session.execute(text("SELECT count(*) FROM items"))).scalar_one() == 0
+                await all_in.wait()  # every session holds its connection at once
+
+        await asyncio.wait_for(asyncio.gather(*(hold() for _ in range(burst))), timeout=30)
+
+    await one_burst()
+    first = len(opened)
+    assert first >= burst - 1  # the fixture's connection may serve one of them
+    await one_burst()
+    assert len(opened) == first
+    assert engine.pool.checkedin() == burst  # the fixture's connection and the ones the first burst opened
+
+
+async def test_sessions_beyond_the_cap_wait_for_a_connection(tmp_path) -> None:
+    """The cap is kept: one session more than the pool holds waits for a connection, then gets one."""
+    engine = create_engine(f"sqlite+aiosqlite:///{tmp_path}/cap.db", pool_size=2)
+    cap = sqlite_pool_size(2)
+    sessions = session_factory(engine)
+    release, all_held = asyncio.Event(), asyncio.Event()
+    holding = 0
+
+    async def hold() -> None:
+        nonlocal holding
+        async with sessions() as session:
+            await session.execute(text("SELECT 1"))
+            holding += 1
+            if holding == cap:
+                all_held.set()
+            await release.wait()
+
+    try:
+        holders = [asyncio.create_task(hold()) for _ in range(cap)]
+        await asyncio.wait_for(all_held.wait(), timeout=10)
+        late = asyncio.create_task(hold())
+        await asyncio.sleep(0.2)
+        assert holding == cap  # the extra session is still waiting for a connection
+        release.set()
+        await asyncio.wait_for(asyncio.gather(*holders, late), timeout=10)
+        assert holding == cap + 1
+        assert engine.pool.checkedin() == cap
     finally:
         await engine.dispose()
