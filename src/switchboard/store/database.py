@@ -75,12 +75,13 @@ def sqlite_pool_size(pool_size: int) -> int:
     SQLAlchemy's default pool for SQLite keeps 5 connections and closes any
     further one (up to 10 more) when it is returned. Sixteen concurrent sandbox
     sends opened a new connection for one request in five: each a new aiosqlite
-    thread, whose start the event loop waits for, a file open and four PRAGMAs,
-    about a fifth of the API's time for those requests. An idle SQLite
-    connection costs a parked thread and its page cache, no server process, so
-    the engine keeps every one it opens, up to the cap a PostgreSQL engine has
-    (``pool_size`` plus as many overflow), and a request beyond that waits for
-    one (``pool_timeout``, 30 s) as it did beyond the old cap of 15.
+    thread, whose start the event loop waits for, a file open and four PRAGMAs.
+    With them kept, a sandbox send's time and CPU in the API fell by about a
+    third (docs/operations.md, Performance). An idle SQLite connection costs a
+    parked thread and its page cache, no server process, so the engine keeps
+    every one it opens, up to the cap a PostgreSQL engine has (``pool_size``
+    plus as many overflow), and a request beyond that waits for one
+    (``pool_timeout``, 30 s) as it did beyond the old cap of 15.
     """
     return 2 * pool_size
 
