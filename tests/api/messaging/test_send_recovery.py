@@ -225,20 +225,10 @@ async def test_a_dead_run_the_api_cannot_record_is_noted_for_the_sweep(
     The note is what keeps the sweep from starting the send again (the client was told to retry); the sweep
     settles a noted send once no run can still be going.
     """
+    body = {"phone_number_id": tenant.phone_number_id, "to": TO, "type": "text", "text": {"body": "x"}}
     gate = channel.hold()
     try:
-        request = asyncio.create_task(
-            app_client.post(
-                "/v1/messages",
-                json={
-                    "phone_number_id": tenant.phone_number_id,
-                    "to": TO,
-                    "type": "text",
-                    "text": {"body": "x"},
-                },
-                headers=tenant.headers(),
-            )
-        )
+        request = asyncio.create_task(app_client.post("/v1/messages", json=body, headers=tenant.headers()))
         await asyncio.wait_for(channel.gate_entered.wait(), timeout=10)
         [queued] = (await app_client.get("/v1/messages", headers=tenant.headers())).json()["data"]
         async with db(settings) as session:
