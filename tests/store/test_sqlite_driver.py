@@ -6,7 +6,8 @@ Each test opens its own SQLite file (whatever DATABASE_URL says): the driver is 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import aiosqlite
 import pytest
@@ -14,8 +15,20 @@ from sqlalchemy import event, text
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from switchboard.store.database import create_engine, session_factory, sqlite_pool_size, unit_of_work
-from switchboard.store.sqlite_driver import OneHopCursor
+from switchboard.store.database import (
+    create_engine,
+    session_factory,
+    sqlite_pool_size,
+    unit_of_work,
+    write_turn,
+)
+from switchboard.store.sqlite_driver import (
+    AUTOCHECKPOINT_PAGES,
+    BUSY_TIMEOUT_MS,
+    CHECKPOINT_TURN_EVERY,
+    OneHopCursor,
+    WriteTurn,
+)
 
 
 @pytest.fixture
@@ -102,6 +115,38 @@ async def test_an_error_rolls_back_and_leaves_the_connection_usable(engine) -> N
     assert names == ["dup"]
 
 
+async def _write_while_locked(
+    holder: AsyncEngine, write: Callable[[], Awaitable[None]], *, meanwhile: Callable[[], None] = lambda: None
+) -> None:
+    """Run ``write`` while ``holder``, standing for another process, holds the file's write lock.
+
+    The write must still be waiting 0.3 s later, with the event loop turning meanwhile (its wait is on a
+    connection's thread), and must finish once the lock is released. ``meanwhile`` checks more while it waits.
+    """
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    ticker = asyncio.create_task(tick())
+    try:
+        async with holder.connect() as locked:
+            await locked.execute(text("BEGIN IMMEDIATE"))
+            await locked.execute(text("INSERT INTO items (name) VALUES ('first')"))
+            writing = asyncio.create_task(write())
+            await asyncio.sleep(0.3)
+            assert not writing.done()  # waiting for the lock
+            assert ticks >= 10  # while the event loop kept turning
+            meanwhile()
+            await locked.commit()
+        await asyncio.wait_for(writing, timeout=10)
+    finally:
+        ticker.cancel()
+
+
 async def test_a_writer_waiting_for_a_lock_blocks_its_thread_not_the_event_loop(tmp_path) -> None:
     """A second engine stands for another process holding the write lock: the loop runs on meanwhile."""
     url = f"sqlite+aiosqlite:///{tmp_path}/locks.db"
@@ -109,30 +154,12 @@ async def test_a_writer_waiting_for_a_lock_blocks_its_thread_not_the_event_loop(
     try:
         async with holder.begin() as conn:
             await conn.execute(text("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT)"))
-        ticks = 0
 
-        async def tick() -> None:
-            nonlocal ticks
-            while True:
-                await asyncio.sleep(0.01)
-                ticks += 1
+        async def second_writer() -> None:
+            async with waiter.begin() as conn:
+                await conn.execute(text("INSERT INTO items (name) VALUES ('second')"))
 
-        ticker = asyncio.create_task(tick())
-        async with holder.connect() as locked:
-            await locked.execute(text("BEGIN IMMEDIATE"))
-            await locked.execute(text("INSERT INTO items (name) VALUES ('first')"))
-
-            async def second_writer() -> None:
-                async with waiter.begin() as conn:
-                    await conn.execute(text("INSERT INTO items (name) VALUES ('second')"))
-
-            writing = asyncio.create_task(second_writer())
-            await asyncio.sleep(0.3)
-            assert not writing.done()  # waiting for the lock, on its connection's thread
-            assert ticks >= 10  # while the event loop kept turning
-            await locked.commit()
-        await asyncio.wait_for(writing, timeout=10)
-        ticker.cancel()
+        await _write_while_locked(holder, second_writer)
         async with holder.connect() as conn:
             names = (await conn.execute(text("SELECT name FROM items ORDER BY id"))).scalars().all()
         assert names == ["first", "second"]
@@ -259,3 +286,158 @@ async def test_sessions_beyond_the_cap_wait_for_a_connection(tmp_path) -> None:
         assert engine.pool.checkedin() == cap
     finally:
         await engine.dispose()
+
+
+async def test_under_the_write_turn_no_call_leaves_the_event_loop(engine, hops) -> None:
+    sessions = session_factory(engine)
+    async with WriteTurn(), unit_of_work(sessions) as session:
+        inserted = await session.execute(text("INSERT INTO items (name) VALUES ('a') RETURNING id, name"))
+        assert [tuple(row) for row in inserted] == [(1, "a")]
+        await session.execute(text("INSERT INTO items (name) VALUES (:name)"), [{"name": "b"}, {"name": "c"}])
+        rows = (await session.execute(text("SELECT name FROM items ORDER BY id"))).scalars().all()
+        assert rows == ["a", "b", "c"]
+    assert hops == []  # the commit ran on the loop too
+    async with unit_of_work(sessions) as session:  # the turn is over: statements and commit hop again
+        await session.execute(text("INSERT INTO items (name) VALUES ('d')"))
+        assert (await session.execute(text("SELECT count(*) FROM items"))).scalar_one() == 4
+    assert hops == ["_execute_and_fetch", "_execute_and_fetch", "commit"]
+
+
+async def test_an_autocommit_statement_under_the_write_turn_runs_on_the_loop_and_commits(
+    tmp_path, hops
+) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path}/autocommit.db"
+    setup = create_engine(url)
+    statements = create_engine(url, autocommit=True)
+    try:
+        async with setup.begin() as conn:
+            await conn.execute(text("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT)"))
+        async with statements.connect() as conn:  # its connection opened (which costs hops of its own)
+            await conn.execute(text("SELECT 1"))
+        hops.clear()
+        async with WriteTurn(), unit_of_work(session_factory(statements)) as session:
+            await session.execute(text("INSERT INTO items (name) VALUES ('a')"))
+        assert hops == []
+        async with setup.connect() as conn:  # another connection sees it: it committed as it ran
+            assert (await conn.execute(text("SELECT name FROM items"))).scalars().all() == ["a"]
+    finally:
+        await setup.dispose()
+        await statements.dispose()
+
+
+async def test_an_error_under_the_write_turn_rolls_back_as_on_the_thread(engine) -> None:
+    sessions = session_factory(engine)
+    async with unit_of_work(sessions) as session:
+        await session.execute(text("INSERT INTO items (name) VALUES ('dup')"))
+    with pytest.raises(IntegrityError):
+        async with WriteTurn(), unit_of_work(sessions) as session:
+            await session.execute(text("INSERT INTO items (name) VALUES ('kept-out')"))
+            await session.execute(text("INSERT INTO items (name) VALUES ('dup')"))
+    async with unit_of_work(sessions) as session:
+        names = (await session.execute(text("SELECT name FROM items"))).scalars().all()
+    assert names == ["dup"]
+
+
+async def test_a_held_lock_sends_the_turns_call_to_the_thread_and_the_loop_runs_on(tmp_path, hops) -> None:
+    """Another process's write lock (a second engine here): the statement waits on its thread, not the loop."""
+    url = f"sqlite+aiosqlite:///{tmp_path}/turn-locks.db"
+    holder, turn_holder = create_engine(url), create_engine(url)
+    try:
+        async with holder.begin() as conn:
+            await conn.execute(text("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT)"))
+        sessions = session_factory(turn_holder)
+        async with turn_holder.connect() as conn:  # its connection opened (which costs hops of its own)
+            await conn.execute(text("SELECT 1"))
+
+        async def in_turn() -> None:
+            hops.clear()  # the holder's own statements ran before this
+            async with WriteTurn(), unit_of_work(sessions) as session:
+                await session.execute(text("INSERT INTO items (name) VALUES ('second')"))
+
+        def on_its_thread() -> None:
+            assert hops == ["_execute_and_fetch"]
+
+        await _write_while_locked(holder, in_turn, meanwhile=on_its_thread)
+        async with unit_of_work(sessions) as session:
+            names = (await session.execute(text("SELECT name FROM items ORDER BY id"))).scalars().all()
+            # The connection's settings are back after the call on the loop.
+            timeout = (await session.execute(text("PRAGMA busy_timeout"))).scalar_one()
+            pages = (await session.execute(text("PRAGMA wal_autocheckpoint"))).scalar_one()
+        assert names == ["first", "second"]
+        assert (timeout, pages) == (BUSY_TIMEOUT_MS, AUTOCHECKPOINT_PAGES)
+    finally:
+        await holder.dispose()
+        await turn_holder.dispose()
+
+
+async def test_one_turn_in_so_many_runs_on_the_thread(engine, hops) -> None:
+    """Where SQLite's automatic checkpoint may run: the calls on the loop turn it off."""
+    sessions = session_factory(engine)
+    turn = WriteTurn()
+    threaded = []
+    for n in range(1, 2 * CHECKPOINT_TURN_EVERY + 1):
+        hops.clear()
+        async with turn, unit_of_work(sessions) as session:
+            await session.execute(text("INSERT INTO items (name) VALUES (:name)"), {"name": f"n{n}"})
+        if hops:
+            threaded.append(n)
+    assert threaded == [CHECKPOINT_TURN_EVERY, 2 * CHECKPOINT_TURN_EVERY]
+
+
+def _log_size(database: str) -> int:
+    """The size of the database's write-ahead log file."""
+    return os.path.getsize(database + "-wal")
+
+
+async def test_the_log_stays_bounded_when_every_write_takes_the_turn(engine) -> None:
+    """Pages written through turns alone are checkpointed: the log file does not grow with them."""
+    sessions = session_factory(engine)
+    turn = WriteTurn()
+    page = 4096
+    rows = 800  # each row and its index entry spill over several pages: some 28 MB written in all
+    for n in range(rows):
+        async with turn, unit_of_work(sessions) as session:
+            await session.execute(
+                text("INSERT INTO items (name) VALUES (:name)"), {"name": f"{n:06d}" + "x" * (2 * page)}
+            )
+    # Checkpointed, the log holds about the threshold's pages (4 MB) plus what the turns since the last
+    # checkpoint turn wrote; never checkpointed, it would hold every page written.
+    assert _log_size(engine.url.database) < 2 * AUTOCHECKPOINT_PAGES * page
+    async with unit_of_work(sessions) as session:
+        assert (await session.execute(text("SELECT count(*) FROM items"))).scalar_one() == rows
+
+
+async def test_the_write_turn_admits_one_task_at_a_time() -> None:
+    turn = WriteTurn()
+    inside = 0
+    most = 0
+
+    async def writer() -> None:
+        nonlocal inside, most
+        async with turn:
+            inside += 1
+            most = max(most, inside)
+            await asyncio.sleep(0.01)
+            inside -= 1
+
+    await asyncio.gather(*(writer() for _ in range(5)))
+    assert most == 1
+
+
+async def test_engines_on_one_file_share_its_write_turn(tmp_path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path}/shared.db"
+    main, statements, other = (
+        create_engine(url),
+        create_engine(url, autocommit=True),
+        create_engine(f"sqlite+aiosqlite:///{tmp_path}/other.db"),
+    )
+    memory = create_engine("sqlite+aiosqlite:///:memory:")
+    try:
+        turn = write_turn(session_factory(main))
+        assert isinstance(turn, WriteTurn)
+        assert write_turn(session_factory(statements)) is turn
+        assert write_turn(session_factory(other)) is not turn
+        assert not isinstance(write_turn(session_factory(memory)), WriteTurn)
+    finally:
+        for engine in (main, statements, other, memory):
+            await engine.dispose()

@@ -17,7 +17,7 @@ applied items in the ledger and skips them; the outbox sweeper starts
 deliveries and the turn sweeper signals turns a crash left behind. A
 conflicting concurrent writer (two payloads about one new contact) is retried
 in a fresh transaction. On SQLite, one process's item transactions take turns
-through an asyncio lock.
+(``store.database.write_turn``).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from switchboard.models.base import utcnow
 from switchboard.models.inbound import InboundPayload, InboundSummary
 from switchboard.store import inbound as store
 from switchboard.store.agents.threads import mark_signalled
-from switchboard.store.database import unit_of_work
+from switchboard.store.database import unit_of_work, write_turn
 from switchboard.store.webhooks.active import read_webhooks_once
 
 log = logging.getLogger("switchboard.inbound")
@@ -104,12 +104,12 @@ class InboundApplier:
 
     def __init__(self, deps: CommitAndStart) -> None:
         self._deps = deps
-        # SQLite has one writer and its busy handler polls with sleeps: queueing this process's
-        # item transactions in the event loop instead is fairer and much faster under load.
-        self.write_turn: contextlib.AbstractAsyncContextManager[Any] = (
-            asyncio.Lock() if deps.settings.is_sqlite else contextlib.nullcontext()
-        )
         self._webhooks = config_from_settings(deps.settings)
+
+    @property
+    def write_turn(self) -> contextlib.AbstractAsyncContextManager[Any]:
+        """On SQLite, this process's item transactions and dispatch stamps go one at a time (store/database.py)."""
+        return write_turn(self._deps.sessions)
 
     async def apply_one(
         self,

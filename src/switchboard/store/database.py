@@ -8,17 +8,20 @@ store functions take a session and never commit themselves.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import time
+import weakref
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 from sqlalchemy import event, exc
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
-from switchboard.store.sqlite_driver import one_hop_dbapi
+from switchboard.store.sqlite_driver import AUTOCHECKPOINT_PAGES, BUSY_TIMEOUT_MS, WriteTurn, one_hop_dbapi
 
 # A pooled PostgreSQL connection idle for longer than this is pinged before it is handed out.
 PING_AFTER_IDLE_SECONDS = 1.0
@@ -55,7 +58,7 @@ def create_engine(
             url,
             module=one_hop_dbapi(),
             # The one-hop cursor is made on the event loop's thread (store/sqlite_driver.py).
-            connect_args={"timeout": 30, "check_same_thread": False},
+            connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False},
             hide_parameters=True,
             **pool,
             **isolation,
@@ -127,7 +130,8 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    cursor.execute(f"PRAGMA wal_autocheckpoint={AUTOCHECKPOINT_PAGES}")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
 
@@ -152,3 +156,29 @@ async def unit_of_work(sessions: async_sessionmaker[AsyncSession]) -> AsyncItera
         except BaseException:
             await session.rollback()
             raise
+
+
+# Each event loop's write turns, one per SQLite file (an asyncio lock belongs to one loop; tests run many).
+_write_turns: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, WriteTurn]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def write_turn(sessions: async_sessionmaker[AsyncSession]) -> AbstractAsyncContextManager[Any]:
+    """This process's write turn for the database ``sessions`` write to; nothing to wait for on PostgreSQL.
+
+    On a SQLite file, the writers that take it (an inbound item's transaction, its events' dispatch
+    stamp, a delivery attempt's record) go one at a time and run their statements on the event loop
+    (store/sqlite_driver.py). Every engine on the same file shares the turn: the autocommit engine's
+    stamp waits for the main engine's transaction. PostgreSQL takes concurrent writers as they come.
+    """
+    engine = sessions.kw.get("bind")
+    database = engine.url.database if engine is not None and engine.dialect.name == "sqlite" else None
+    if not database or database == ":memory:":
+        return contextlib.nullcontext()
+    turns = _write_turns.setdefault(asyncio.get_running_loop(), {})
+    path = os.path.abspath(database)
+    turn = turns.get(path)
+    if turn is None:
+        turn = turns[path] = WriteTurn()
+    return turn

@@ -36,7 +36,7 @@ from switchboard.domain.webhook_policy import (
 )
 from switchboard.models.base import iso_millis
 from switchboard.models.events import WebhookAttempt, WebhookDelivery, WebhookEndpoint
-from switchboard.store.database import unit_of_work
+from switchboard.store.database import unit_of_work, write_turn
 from switchboard.store.webhooks import deliveries, health, notifications
 from switchboard.store.webhooks.endpoints import open_secret
 
@@ -83,7 +83,8 @@ class WebhookDeliveryActivities:
             context.webhook, context.event.kind, context.event.payload, request.delivery_id
         )
         success = is_success(outcome.status_code)
-        async with unit_of_work(self._deps.sessions) as session:
+        # On SQLite, the record takes its turn with this process's other writers (store/database.py).
+        async with write_turn(self._deps.sessions), unit_of_work(self._deps.sessions) as session:
             recorded_now = await deliveries.record_attempt(
                 session,
                 delivery_id=request.delivery_id,
