@@ -102,11 +102,14 @@ async def test_per_second_limit_answers_429(app_client: httpx.AsyncClient, tenan
         f"/v1/admin/tenants/{tenant.id}/api-keys", json={"mode": "live", "role": "member"}, headers=ADMIN
     )
     headers = {"X-API-Key": created.json()["key"]}
-    await _start_of_second()
-    responses = [await app_client.get("/v1/phone-numbers", headers=headers) for _ in range(5)]
-    by_window = collections.defaultdict(list)
-    for r in responses:
-        by_window[r.headers["X-RateLimit-Reset"]].append(r.status_code)
+    for _ in range(3):
+        await _start_of_second()
+        responses = [await app_client.get("/v1/phone-numbers", headers=headers) for _ in range(5)]
+        by_window = collections.defaultdict(list)
+        for r in responses:
+            by_window[r.headers["X-RateLimit-Reset"]].append(r.status_code)
+        if len(by_window) == 1:
+            break  # the burst fit in one window; on a busy machine it may spill over the boundary
     assert any(codes.count(200) == 3 and 429 in codes for codes in by_window.values()), by_window
     limited = next(r for r in responses if r.status_code == 429)
     body = limited.json()
