@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 import pytest
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from switchboard.activities.sends import OutcomeRecorder
 from switchboard.domain.message_status import FAILED, FAILED_TRANSIENT, QUEUED, RECEIVED, SENT
 from switchboard.models.base import utcnow
 from switchboard.models.messaging import Contact, Conversation, Message
-from switchboard.models.send import UpstreamFailureInfo
+from switchboard.models.send import SendOutcome, UpstreamFailureInfo
 from switchboard.models.tenancy import Customer, Tenant
+from switchboard.settings import Settings
 from switchboard.store import conversations, messages
 from switchboard.store.database import create_engine, session_factory, unit_of_work
+from tests.conftest import make_settings
 
 REFUSED = UpstreamFailureInfo(
     code="RECIPIENT_NOT_ON_WHATSAPP",
@@ -141,3 +147,34 @@ async def test_of_two_writers_that_both_read_it_queued_only_the_first_settles_it
             "RECIPIENT_NOT_ON_WHATSAPP",
             None,
         )
+
+
+@dataclass
+class _RecorderDeps:
+    """What ``OutcomeRecorder`` needs; no webhook is subscribed, so it starts no workflow."""
+
+    settings: Settings
+    sessions: async_sessionmaker[AsyncSession]
+    temporal: Any = None
+    delivery_starter: Any = None
+
+    @property
+    def statement_sessions(self) -> async_sessionmaker[AsyncSession]:
+        return self.sessions
+
+
+async def test_on_sqlite_a_send_outcome_is_recorded_in_the_write_turn_without_a_thread_hop(
+    sessions, database_url, hops
+):
+    """Its statements and commit run on the event loop (store/sqlite_driver.py): none goes to the thread."""
+    if not database_url.startswith("sqlite"):
+        pytest.skip("the write turn is SQLite's")
+    hops.clear()
+    recorder = OutcomeRecorder(_RecorderDeps(make_settings(database_url, "127.0.0.1:1"), sessions))
+    report = await recorder.record(
+        SendOutcome(message_id="msg_out", tenant_id="ten_a", wa_message_id="wamid.T")
+    )
+    assert report.sent is not None
+    assert hops == []
+    async with unit_of_work(sessions) as session:
+        assert (await session.get(Message, "msg_out")).status == SENT

@@ -9,7 +9,6 @@ import asyncio
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 
-import aiosqlite
 import pytest
 from sqlalchemy import event, text
 from sqlalchemy.exc import IntegrityError, OperationalError
@@ -38,20 +37,6 @@ async def engine(tmp_path) -> AsyncIterator[AsyncEngine]:
         await conn.execute(text("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL)"))
     yield engine
     await engine.dispose()
-
-
-@pytest.fixture
-def hops(monkeypatch) -> list[str]:
-    """Every call aiosqlite runs on a connection's thread, by the function's name (the calls still run)."""
-    calls: list[str] = []
-    execute = aiosqlite.Connection._execute
-
-    async def counted(self, fn, *args, **kwargs):  # type: ignore[no-untyped-def]
-        calls.append(getattr(fn, "__name__", repr(fn)))
-        return await execute(self, fn, *args, **kwargs)
-
-    monkeypatch.setattr(aiosqlite.Connection, "_execute", counted)
-    return calls
 
 
 async def test_the_engine_uses_the_one_hop_cursor(engine) -> None:

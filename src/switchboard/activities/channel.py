@@ -39,6 +39,7 @@ from switchboard.models.send import (
 )
 from switchboard.models.tenancy import Waba
 from switchboard.store import messages, rate_limits
+from switchboard.store.database import write_turn
 
 log = logging.getLogger("switchboard.channel")
 
@@ -201,7 +202,8 @@ class ChannelActivities:
     async def _take_slot(self, phone_number_id: str, per_second: int) -> float:
         now = time.time()
         second = int(now)
-        async with self._deps.one_statement() as conn:  # the upsert is atomic by itself
+        # The upsert is atomic by itself; on SQLite it takes its turn with the process's other writers.
+        async with write_turn(self._deps.sessions), self._deps.one_statement() as conn:
             taken = await rate_limits.take(
                 conn,
                 slot_bucket(phone_number_id, second),

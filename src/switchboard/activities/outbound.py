@@ -42,7 +42,7 @@ from switchboard.models.send import SendInput
 from switchboard.models.tenancy import PhoneNumber
 from switchboard.settings import Settings
 from switchboard.store import business_conversations, idempotency, messages, recipients
-from switchboard.store.database import unit_of_work
+from switchboard.store.database import unit_of_work, write_turn
 
 # While a send workflow owns an idempotency key, nobody may take it over.
 WORKFLOW_LOCK = timedelta(days=3)
@@ -171,7 +171,8 @@ async def create_send(
     """
     for attempt in range(2):
         try:
-            async with unit_of_work(sessions) as session:
+            # On SQLite, the message's transaction takes turns with the process's other writers.
+            async with write_turn(sessions), unit_of_work(sessions) as session:
                 # A second pass reads the pause flag and the queue afresh: they may have moved meanwhile.
                 message, event_ids = await _store(
                     session,

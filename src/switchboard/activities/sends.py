@@ -27,7 +27,7 @@ from switchboard.models.messaging import Contact, Message
 from switchboard.models.send import SendOutcome, SendReport, UpstreamFailureInfo
 from switchboard.store import conversations, idempotency, messages
 from switchboard.store.agents.guardrails import HUMAN_SOURCES, note_human_message
-from switchboard.store.database import unit_of_work
+from switchboard.store.database import unit_of_work, write_turn
 from switchboard.store.events import record_event
 from switchboard.store.inbound.events import conversation_facts, message_facts
 from switchboard.store.webhooks.active import read_webhooks_once
@@ -88,7 +88,9 @@ class OutcomeRecorder:
         """Mark the message sent or failed, store or release its idempotency key, raise its event."""
         event_ids: list[str] = []
         plan = RecordedPlan()
-        async with unit_of_work(self._deps.sessions) as session:
+        # On SQLite, the outcome and its events' dispatch stamp take turns with the process's other writers.
+        turn = write_turn(self._deps.sessions)
+        async with turn, unit_of_work(self._deps.sessions) as session:
             read_webhooks_once(session)
             message, conversation, contact = await messages.send_with_context(session, outcome.message_id)
             now = utcnow()
@@ -154,7 +156,7 @@ class OutcomeRecorder:
                     )
             # The deliveries commit with the outcome: no DispatchEvent hop (the outbox still covers a crash).
             plan = await plan_recorded(session, event_ids)
-        await start_planned(self._deps, self._webhooks, plan)
+        await start_planned(self._deps, self._webhooks, plan, write_turn=turn)
         if human_thread is not None:
             await wake_timers_or_log(
                 self._deps.temporal,
