@@ -168,9 +168,10 @@ def write_turn(sessions: async_sessionmaker[AsyncSession]) -> AbstractAsyncConte
     """This process's write turn for the database ``sessions`` write to; nothing to wait for on PostgreSQL.
 
     On a SQLite file, the writers that take it (an inbound item's transaction, its events' dispatch
-    stamp, a delivery attempt's record) go one at a time and run their statements on the event loop
-    (store/sqlite_driver.py). Every engine on the same file shares the turn: the autocommit engine's
-    stamp waits for the main engine's transaction. PostgreSQL takes concurrent writers as they come.
+    stamp, a delivery attempt's record, a send's message, throughput slot and outcome) go one at a
+    time and run their statements on the event loop (store/sqlite_driver.py). Every engine on the
+    same file shares the turn: the autocommit engine's stamp waits for the main engine's transaction.
+    PostgreSQL takes concurrent writers as they come.
     """
     engine = sessions.kw.get("bind")
     database = engine.url.database if engine is not None and engine.dialect.name == "sqlite" else None
