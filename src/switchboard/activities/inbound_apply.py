@@ -153,7 +153,7 @@ class InboundApplier:
         """
         if starts.temporal_failed:
             return
-        started = await start_planned(self._deps, self._webhooks, plan, write_turn=self.write_turn)
+        started = await start_planned(self._deps, self._webhooks, plan)
         if started and outcome.turns:
             started = await self._signal_turns(outcome.turns)
         if started:

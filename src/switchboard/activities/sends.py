@@ -88,9 +88,8 @@ class OutcomeRecorder:
         """Mark the message sent or failed, store or release its idempotency key, raise its event."""
         event_ids: list[str] = []
         plan = RecordedPlan()
-        # On SQLite, the outcome and its events' dispatch stamp take turns with the process's other writers.
-        turn = write_turn(self._deps.sessions)
-        async with turn, unit_of_work(self._deps.sessions) as session:
+        # On SQLite, the outcome takes its turn with the process's other writers (store/database.py).
+        async with write_turn(self._deps.sessions), unit_of_work(self._deps.sessions) as session:
             read_webhooks_once(session)
             message, conversation, contact = await messages.send_with_context(session, outcome.message_id)
             now = utcnow()
@@ -156,7 +155,7 @@ class OutcomeRecorder:
                     )
             # The deliveries commit with the outcome: no DispatchEvent hop (the outbox still covers a crash).
             plan = await plan_recorded(session, event_ids)
-        await start_planned(self._deps, self._webhooks, plan, write_turn=turn)
+        await start_planned(self._deps, self._webhooks, plan)
         if human_thread is not None:
             await wake_timers_or_log(
                 self._deps.temporal,

@@ -1,4 +1,4 @@
-"""SQLAlchemy's aiosqlite adapter, with one thread hop per statement instead of three or four.
+"""SQLAlchemy's aiosqlite adapter: one thread hop per statement instead of three or four, none in a write turn.
 
 aiosqlite runs every call on a connection's own thread: SQLAlchemy's adapter makes the cursor (a hop),
 executes (a hop), fetches the rows (a hop) and closes the cursor (a hop), and each hop costs a queue
@@ -7,8 +7,9 @@ about a quarter of the API's Python time on SQLite (docs/operations.md, Performa
 made and closed on the event loop, where neither touches the database file (a cursor is a Python
 object until it executes, and closing one that has fetched its rows only drops it), and a statement and
 the fetching of its rows run in one hop. Transactions, commits, rollbacks and the busy timeout are
-unchanged: every call that reads or writes the file still runs on the connection's thread, so a writer
-waiting for another process's lock blocks that thread, never the event loop.
+unchanged: outside a write turn (below), every call that reads or writes the file still runs on the
+connection's thread, so a writer waiting for another process's lock blocks that thread, never the
+event loop.
 
 A task that holds its process's write turn for the file (``WriteTurn``; ``store.database.write_turn``)
 runs its statements and its commit on the event loop's thread instead, with no hop at all. Under load,

@@ -16,12 +16,9 @@ one a crash left unstamped is found by the sweeper.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import smtplib
-from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
-from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -40,7 +37,7 @@ from switchboard.activities.webhooks.types import (
 )
 from switchboard.activities.workflow_starts import dispatch_events, start_delivery
 from switchboard.models.base import utcnow
-from switchboard.store.database import unit_of_work
+from switchboard.store.database import unit_of_work, write_turn
 from switchboard.store.webhooks import deliveries, notifications
 
 log = logging.getLogger("switchboard.webhooks")
@@ -75,8 +72,6 @@ async def start_planned(
     deps: CommitAndStart,
     config: WebhookConfig,
     plan: RecordedPlan,
-    *,
-    write_turn: AbstractAsyncContextManager[Any] | None = None,
 ) -> bool:
     """Start the committed deliveries' workflows and stamp their events dispatched; False if a start failed.
 
@@ -102,7 +97,8 @@ async def start_planned(
     started = [event_id for event_id in plan.event_ids if event_id not in failed]
     try:
         # One UPDATE, atomic by itself: an autocommit session where there is one (no BEGIN, no COMMIT).
-        async with write_turn or contextlib.nullcontext(), unit_of_work(deps.statement_sessions) as session:
+        # On SQLite it takes its turn with the process's other writers (store/database.py).
+        async with write_turn(deps.statement_sessions), unit_of_work(deps.statement_sessions) as session:
             await deliveries.mark_dispatched_many(session, started, at=utcnow())
     except SQLAlchemyError:
         log.warning("events left for the outbox sweeper", extra={"event_ids": started}, exc_info=True)
