@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import event as sa_event
 from sqlalchemy import select
+from sqlalchemy.dialects.postgresql.psycopg import PGDialectAsync_psycopg
+from sqlalchemy.dialects.sqlite.aiosqlite import SQLiteDialect_aiosqlite
 from sqlalchemy.engine.interfaces import CacheStats
 from sqlalchemy.exc import OperationalError
 
@@ -120,6 +122,45 @@ async def test_a_one_slot_take_is_compiled_once_and_then_served_from_the_stateme
     assert counts == [1, 1, 1]
     # Each engine has its own cache: compiled at this engine's first take, then reused.
     assert stats == [CacheStats.CACHE_MISS, CacheStats.CACHE_HIT, CacheStats.CACHE_HIT]
+
+
+async def test_a_batch_of_leases_is_compiled_once_and_then_served_from_the_statement_cache(settings):
+    # Each second's new windows of a process's keys are leased in batches: a multi-row VALUES, which
+    # SQLAlchemy would compile again at every execution (it has no cache key), so the batch is a text().
+    engine = create_engine(settings.database_url, autocommit=True)
+    stats: list[CacheStats] = []
+
+    def note(conn, cursor, statement, parameters, context, executemany):  # type: ignore[no-untyped-def]
+        if statement.lstrip().upper().startswith("INSERT INTO RATE_LIMIT_COUNTERS"):
+            stats.append(context.cache_hit)
+
+    sa_event.listen(engine.sync_engine, "before_cursor_execute", note)
+    try:
+        async with engine.begin() as conn:
+            answers = [
+                await rate_limits.lease_many(
+                    conn, [rate_limits.Want(f"key_{k}:{second}", 2, 10, EXPIRES) for k in range(3)]
+                )
+                for second in range(3)
+            ]
+        counts = await _counts(engine)
+    finally:
+        await engine.dispose()
+    assert answers == [[(2, 2)] * 3] * 3
+    assert counts == {f"key_{k}:{second}": 2 for k in range(3) for second in range(3)}
+    assert stats == [CacheStats.CACHE_MISS, CacheStats.CACHE_HIT, CacheStats.CACHE_HIT]
+
+
+@pytest.mark.parametrize("rows", [2, 5, rate_limits.MAX_BATCH])
+@pytest.mark.parametrize("dialect", [PGDialectAsync_psycopg, SQLiteDialect_aiosqlite])
+def test_a_batch_statement_renders_as_the_upsert_it_was_built_from(dialect, rows):
+    # The text() must be the very upsert (casts and conversions included) in each driver's dialect.
+    built = rate_limits._upsert(dialect.name, rows).compile(dialect=dialect())
+    batch = rate_limits._claim(dialect.name, rows).compile(dialect=dialect())
+    assert batch.string == built.string
+    assert {name: bind.type.__class__ for name, bind in batch.binds.items()} == {
+        name: bind.type.__class__ for name, bind in built.binds.items()
+    }
 
 
 async def test_lease_many_refuses_a_bucket_twice(settings):
