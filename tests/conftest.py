@@ -15,6 +15,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import aiosqlite
 import httpx
 import pytest
 from temporalio.contrib.pydantic import pydantic_data_converter
@@ -143,3 +144,17 @@ async def tenant(app_client: httpx.AsyncClient) -> TenantFixture:
 async def other_tenant(app_client: httpx.AsyncClient) -> TenantFixture:
     """A second tenant, for isolation tests."""
     return await provision_tenant(app_client, ADMIN_KEY)
+
+
+@pytest.fixture
+def hops(monkeypatch) -> list[str]:
+    """Every call aiosqlite runs on a connection's thread, by the function's name (the calls still run)."""
+    calls: list[str] = []
+    execute = aiosqlite.Connection._execute
+
+    async def counted(self, fn, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(getattr(fn, "__name__", repr(fn)))
+        return await execute(self, fn, *args, **kwargs)
+
+    monkeypatch.setattr(aiosqlite.Connection, "_execute", counted)
+    return calls

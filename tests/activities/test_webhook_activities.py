@@ -246,3 +246,19 @@ async def test_a_success_ends_a_failing_spell_that_began_during_its_post(kit):
     assert (result.success, result.settled) == (True, True)
     webhook = await kit["db"].webhook(kit["webhook"]["id"])
     assert (webhook.failing_since, webhook.last_success_at) == (None, AT)
+
+
+async def test_on_sqlite_a_first_time_success_makes_no_thread_hop(kit, database_url, hops):
+    """Its reads run on the event loop and its record in the write turn (store/sqlite_driver.py)."""
+    if not database_url.startswith("sqlite"):
+        pytest.skip("reads on the loop and the write turn are SQLite's")
+    env = ActivityEnvironment()
+    [ref] = (await env.run(kit["dispatch"].plan_deliveries, kit["event_id"])).deliveries
+    request = AttemptInput(delivery_id=ref.delivery_id, attempt=1, at=AT)
+    hops.clear()
+    result = await env.run(kit["delivery"].attempt_delivery, request)
+    assert (result.success, result.settled) == (True, True)
+    assert hops == []
+    # A retried activity reads the recorded attempt, on the loop too, and posts nothing.
+    again = await env.run(kit["delivery"].attempt_delivery, request)
+    assert (again.success, len(kit["receiver"].requests), hops) == (True, 1, [])

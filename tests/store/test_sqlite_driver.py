@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from switchboard.store.database import (
     create_engine,
+    reads_on_loop,
     session_factory,
     sqlite_pool_size,
     unit_of_work,
@@ -26,6 +27,7 @@ from switchboard.store.sqlite_driver import (
     BUSY_TIMEOUT_MS,
     CHECKPOINT_TURN_EVERY,
     OneHopCursor,
+    ReadsOnLoop,
     WriteTurn,
 )
 
@@ -426,3 +428,65 @@ async def test_engines_on_one_file_share_its_write_turn(tmp_path) -> None:
     finally:
         for engine in (main, statements, other, memory):
             await engine.dispose()
+
+
+async def test_the_write_turn_is_found_from_an_engine_as_from_its_sessions(tmp_path) -> None:
+    # The API's rate limiter writes with an engine, not sessions.
+    engine = create_engine(f"sqlite+aiosqlite:///{tmp_path}/by-engine.db", autocommit=True)
+    try:
+        assert write_turn(engine) is write_turn(session_factory(engine))
+    finally:
+        await engine.dispose()
+
+
+async def test_reads_on_the_loop_make_no_hop_and_the_next_read_hops_again(tmp_path, hops) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path}/reads.db"
+    setup, statements = create_engine(url), create_engine(url, autocommit=True)
+    try:
+        async with setup.begin() as conn:
+            await conn.execute(text("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT)"))
+            await conn.execute(text("INSERT INTO items (name) VALUES ('a'), ('b')"))
+        sessions = session_factory(statements)
+        async with sessions() as session:
+            await session.execute(text("SELECT 1"))  # its connection opened (which costs hops of its own)
+            hops.clear()
+            with reads_on_loop(sessions):
+                names = (await session.execute(text("SELECT name FROM items ORDER BY id"))).scalars().all()
+            assert (names, hops) == (["a", "b"], [])
+            assert (await session.execute(text("SELECT count(*) FROM items"))).scalar_one() == 2
+            assert hops == ["_execute_and_fetch"]
+    finally:
+        await setup.dispose()
+        await statements.dispose()
+
+
+async def test_a_read_on_the_loop_sees_committed_rows_while_another_process_writes(tmp_path) -> None:
+    """A writer's open transaction (a second engine, as another process) neither blocks nor shows."""
+    url = f"sqlite+aiosqlite:///{tmp_path}/read-while-writing.db"
+    holder, statements = create_engine(url), create_engine(url, autocommit=True)
+    try:
+        async with holder.begin() as conn:
+            await conn.execute(text("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT)"))
+            await conn.execute(text("INSERT INTO items (name) VALUES ('committed')"))
+        sessions = session_factory(statements)
+        async with holder.connect() as locked:
+            await locked.execute(text("BEGIN IMMEDIATE"))
+            await locked.execute(text("INSERT INTO items (name) VALUES ('pending')"))
+            async with sessions() as session:
+                with reads_on_loop(sessions):
+                    names = (await session.execute(text("SELECT name FROM items"))).scalars().all()
+                timeout = (await session.execute(text("PRAGMA busy_timeout"))).scalar_one()
+            await locked.commit()
+        assert names == ["committed"]
+        assert timeout == BUSY_TIMEOUT_MS  # restored after each call on the loop
+    finally:
+        await holder.dispose()
+        await statements.dispose()
+
+
+async def test_reads_on_the_loop_are_nothing_off_a_sqlite_file() -> None:
+    memory = create_engine("sqlite+aiosqlite:///:memory:")
+    try:
+        assert not isinstance(reads_on_loop(memory), ReadsOnLoop)
+    finally:
+        await memory.dispose()

@@ -29,6 +29,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from switchboard.domain.rate_limits import Limits, newest_window, windows_at
 from switchboard.store import rate_limits
+from switchboard.store.database import write_turn
 
 SECOND_SHARE = 5
 DAY_SHARE = 100
@@ -159,7 +160,8 @@ class RateLimiter:
             while self._queue:
                 batch, self._queue = _next_batch(self._queue)
                 try:
-                    async with self._engine.begin() as conn:
+                    # On SQLite, the leases take their turn with the process's other writers.
+                    async with write_turn(self._engine), self._engine.begin() as conn:
                         answers = await rate_limits.lease_many(conn, [q.want for q in batch])
                 except Exception as error:  # noqa: BLE001 - handed to every waiter, which raises it
                     # Each request waiting on this batch fails (a 500), with an error of its own: one

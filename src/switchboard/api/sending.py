@@ -46,7 +46,7 @@ from switchboard.models.messaging import Message
 from switchboard.models.send import SendInput, SendOutcome, SendReport
 from switchboard.models.tenancy import PhoneNumber
 from switchboard.store import idempotency, messages
-from switchboard.store.database import unit_of_work
+from switchboard.store.database import reads_on_loop, unit_of_work
 
 __all__ = ["SendContext", "start_send", "submit"]
 
@@ -83,9 +83,12 @@ async def submit(state: AppState, who: Principal, raw: Any, ctx: SendContext) ->
     scope = idempotency.scope(who.tenant_id, sandbox=who.is_sandbox)
     key = ctx.idempotency_key
     async with state.autocommit() as session:
-        phone, facts = await messages.sending_phone(
-            session, who.tenant_id, send.phone_number_id, count_queued=not who.is_sandbox
-        )
+        # One read by the number's key, every send's first (a sandbox send's only one): on SQLite it
+        # runs on the event loop rather than a connection's thread.
+        with reads_on_loop(state.autocommit):
+            phone, facts = await messages.sending_phone(
+                session, who.tenant_id, send.phone_number_id, count_queued=not who.is_sandbox
+            )
         if who.is_sandbox and key is None:
             # Nothing to claim or replay in between, so the checks share the phone's session.
             await sandbox_checks(session, send, phone, tenant_id=who.tenant_id, facts=facts)

@@ -21,7 +21,13 @@ from sqlalchemy import event, exc
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
-from switchboard.store.sqlite_driver import AUTOCHECKPOINT_PAGES, BUSY_TIMEOUT_MS, WriteTurn, one_hop_dbapi
+from switchboard.store.sqlite_driver import (
+    AUTOCHECKPOINT_PAGES,
+    BUSY_TIMEOUT_MS,
+    ReadsOnLoop,
+    WriteTurn,
+    one_hop_dbapi,
+)
 
 # A pooled PostgreSQL connection idle for longer than this is pinged before it is handed out.
 PING_AFTER_IDLE_SECONDS = 1.0
@@ -164,22 +170,43 @@ _write_turns: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Wri
 )
 
 
-def write_turn(sessions: async_sessionmaker[AsyncSession]) -> AbstractAsyncContextManager[Any]:
-    """This process's write turn for the database ``sessions`` write to; nothing to wait for on PostgreSQL.
+def write_turn(on: async_sessionmaker[AsyncSession] | AsyncEngine) -> AbstractAsyncContextManager[Any]:
+    """This process's write turn for the database ``on`` writes to; nothing to wait for on PostgreSQL.
 
-    On a SQLite file, the writers that take it (an inbound item's transaction, its events' dispatch
-    stamp, a delivery attempt's record, a send's message, throughput slot and outcome) go one at a
-    time and run their statements on the event loop (store/sqlite_driver.py). Every engine on the
-    same file shares the turn: the autocommit engine's stamp waits for the main engine's transaction.
-    PostgreSQL takes concurrent writers as they come.
+    ``on`` is the sessions (or the engine) the writer writes with. On a SQLite file, the writers that
+    take it (an inbound item's transaction, its events' dispatch stamp, a delivery attempt's record, a
+    send's message, throughput slot and outcome, the API's rate-limit leases) go one at a time and run
+    their statements on the event loop (store/sqlite_driver.py). Every engine on the same file shares
+    the turn: the autocommit engine's stamp waits for the main engine's transaction. PostgreSQL takes
+    concurrent writers as they come.
     """
-    engine = sessions.kw.get("bind")
-    database = engine.url.database if engine is not None and engine.dialect.name == "sqlite" else None
-    if not database or database == ":memory:":
+    path = _sqlite_file(on)
+    if path is None:
         return contextlib.nullcontext()
     turns = _write_turns.setdefault(asyncio.get_running_loop(), {})
-    path = os.path.abspath(database)
     turn = turns.get(path)
     if turn is None:
         turn = turns[path] = WriteTurn()
     return turn
+
+
+def reads_on_loop(
+    on: async_sessionmaker[AsyncSession] | AsyncEngine,
+) -> contextlib.AbstractContextManager[Any]:
+    """On a SQLite file, this task's reads with ``on`` run on the event loop, with no hop; else nothing.
+
+    For a few short reads by a key on a hot path (a send's phone, a delivery's attempt), never for a
+    write or an unbounded scan (``sqlite_driver.ReadsOnLoop``).
+    """
+    if _sqlite_file(on) is None:
+        return contextlib.nullcontext()
+    return ReadsOnLoop()
+
+
+def _sqlite_file(on: async_sessionmaker[AsyncSession] | AsyncEngine) -> str | None:
+    """The absolute path of the SQLite file ``on`` works on; None on PostgreSQL or in memory."""
+    engine = on if isinstance(on, AsyncEngine) else on.kw.get("bind")
+    database = engine.url.database if engine is not None and engine.dialect.name == "sqlite" else None
+    if not database or database == ":memory:":
+        return None
+    return os.path.abspath(database)

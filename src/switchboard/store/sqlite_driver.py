@@ -87,6 +87,28 @@ class WriteTurn:
         self._lock.release()
 
 
+class ReadsOnLoop:
+    """This task's calls run on the loop's thread, outside a write turn: for short reads only.
+
+    A read by a key costs SQLite some tens of microseconds, and its hop to the connection's thread
+    more: the queue's lock, a thread's wake-up and the answer's trip back through the loop's queue.
+    Handing the read over was about a tenth of the API's CPU under sandbox sends, whose only database
+    call is the sending phone's read (docs/operations.md, Performance). A read in WAL mode waits for no
+    writer, and on the rare ``SQLITE_BUSY`` it runs on the thread (``_run_inline``). A task must not
+    hold it across a scan whose length the caller does not bound, nor across a write: writers take
+    the write turn.
+    """
+
+    def __init__(self) -> None:
+        self._tokens: list[contextvars.Token[bool]] = []
+
+    def __enter__(self) -> None:
+        self._tokens.append(_inline.set(True))
+
+    def __exit__(self, *exc: object) -> None:
+        _inline.reset(self._tokens.pop())
+
+
 def _run_inline(raw: sqlite3.Connection, call: Callable[[], Any]) -> tuple[bool, Any]:
     """``call`` on the loop's thread: (True, its result), or (False, None) when another writer holds the lock.
 
@@ -109,7 +131,7 @@ def _run_inline(raw: sqlite3.Connection, call: Callable[[], Any]) -> tuple[bool,
 
 
 def _inline_connection(connection: Any) -> sqlite3.Connection | None:
-    """The aiosqlite connection's own when this task's call may run on the loop's thread (a write turn's)."""
+    """The aiosqlite connection's own when this task's call may run on the loop's thread (a write turn's or a read's)."""
     return connection._connection if _inline.get() else None
 
 

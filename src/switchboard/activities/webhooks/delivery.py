@@ -36,7 +36,7 @@ from switchboard.domain.webhook_policy import (
 )
 from switchboard.models.base import iso_millis
 from switchboard.models.events import WebhookAttempt, WebhookDelivery, WebhookEndpoint
-from switchboard.store.database import unit_of_work, write_turn
+from switchboard.store.database import reads_on_loop, unit_of_work, write_turn
 from switchboard.store.webhooks import deliveries, health, notifications
 from switchboard.store.webhooks.endpoints import open_secret
 
@@ -65,13 +65,17 @@ class WebhookDeliveryActivities:
     @activity.defn(name="webhooks.attempt_delivery")
     async def attempt_delivery(self, request: AttemptInput) -> AttemptResult:
         """POST the envelope once and record the outcome (or return the one already recorded)."""
-        async with self._deps.statement_sessions() as session:  # reads only: no transaction needed
-            context = await deliveries.load_delivery(session, request.delivery_id)
-            # record_attempt moves the delivery's count with the attempt row: a lower count means none yet.
-            if context is not None and context.delivery.attempts >= request.attempt:
-                recorded = await deliveries.recorded_attempt(session, request.delivery_id, request.attempt)
-                if recorded is not None:
-                    return _result_of(recorded)
+        # Reads only, by keys: no transaction needed, and on SQLite they run on the event loop.
+        async with self._deps.statement_sessions() as session:
+            with reads_on_loop(self._deps.statement_sessions):
+                context = await deliveries.load_delivery(session, request.delivery_id)
+                # record_attempt moves the delivery's count with the attempt row: a lower count means none yet.
+                if context is not None and context.delivery.attempts >= request.attempt:
+                    recorded = await deliveries.recorded_attempt(
+                        session, request.delivery_id, request.attempt
+                    )
+                    if recorded is not None:
+                        return _result_of(recorded)
         if (
             context is None
             or context.webhook is None
