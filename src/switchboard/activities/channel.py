@@ -39,7 +39,7 @@ from switchboard.models.send import (
 )
 from switchboard.models.tenancy import Waba
 from switchboard.store import messages, rate_limits
-from switchboard.store.database import write_turn
+from switchboard.store.database import reads_on_loop, write_turn
 
 log = logging.getLogger("switchboard.channel")
 
@@ -92,10 +92,12 @@ def raise_retryable(failure: UpstreamFailure, *, attempts_before: int = 0) -> No
 async def waba_for(deps: ActivityDeps, waba_id: str) -> Waba:
     """The WABA row whose sealed token authenticates a call (sends and syncs carry only its id).
 
-    A read on its own, so an autocommit session where there is one: one round trip, not three.
+    A read on its own, so an autocommit session where there is one: one round trip, not three. Every
+    live send's one read in the worker: on SQLite it runs on the event loop (``reads_on_loop``).
     """
     async with deps.statement_sessions() as session:
-        return await messages.waba_by_channel_id(session, waba_id)
+        with reads_on_loop(deps.statement_sessions):
+            return await messages.waba_by_channel_id(session, waba_id)
 
 
 def channel_client(deps: ActivityDeps) -> ChannelClient:

@@ -190,3 +190,25 @@ NOON = datetime(2026, 11, 27, 12, 0, tzinfo=UTC)
 )
 def test_seconds_left_is_the_nearest_timeout(fields: dict, left: float) -> None:
     assert seconds_left(info(**fields), NOON + timedelta(seconds=3)) == left
+
+
+async def test_on_sqlite_an_accepted_try_makes_no_thread_hop(
+    app_client: httpx.AsyncClient,
+    tenant: TenantFixture,
+    deps: ActivityDeps,
+    channel: FakeChannel,
+    database_url: str,
+    hops: list[str],
+):
+    """The slot and the record take the write turn, the WABA's read runs on the event loop.
+
+    The first try opens the worker's connections (which costs hops of its own); the second is the steady state.
+    """
+    if not database_url.startswith("sqlite"):
+        pytest.skip("reads on the loop and the write turn are SQLite's")
+    first, second = [await queued_message(app_client, tenant) for _ in range(2)]
+    await try_started(0.1).run(ChannelActivities(deps).send, accepted_try(tenant, first))
+    hops.clear()
+    result = await try_started(0.1).run(ChannelActivities(deps).send, accepted_try(tenant, second))
+    assert result.report is not None and result.report.sent is not None
+    assert (hops, len(channel.sends)) == ([], 2)
