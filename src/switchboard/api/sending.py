@@ -83,8 +83,8 @@ async def submit(state: AppState, who: Principal, raw: Any, ctx: SendContext) ->
     scope = idempotency.scope(who.tenant_id, sandbox=who.is_sandbox)
     key = ctx.idempotency_key
     async with state.autocommit() as session:
-        # One read by the number's key, every send's first (a sandbox send's only one): on SQLite it
-        # runs on the event loop rather than a connection's thread.
+        # One read by the number's key, every send's first (a sandbox send's only one; a live send's
+        # queue count is bounded by SEND_QUEUE_LIMIT): on SQLite it runs on the event loop.
         with reads_on_loop(state.autocommit):
             phone, facts = await messages.sending_phone(
                 session, who.tenant_id, send.phone_number_id, count_queued=not who.is_sandbox

@@ -7,9 +7,9 @@ about a quarter of the API's Python time on SQLite (docs/operations.md, Performa
 made and closed on the event loop, where neither touches the database file (a cursor is a Python
 object until it executes, and closing one that has fetched its rows only drops it), and a statement and
 the fetching of its rows run in one hop. Transactions, commits, rollbacks and the busy timeout are
-unchanged: outside a write turn (below), every call that reads or writes the file still runs on the
-connection's thread, so a writer waiting for another process's lock blocks that thread, never the
-event loop.
+unchanged: outside a write turn (below) and a few keyed reads (``ReadsOnLoop``), every call that reads
+or writes the file still runs on the connection's thread, so a writer waiting for another process's
+lock blocks that thread, never the event loop.
 
 A task that holds its process's write turn for the file (``WriteTurn``; ``store.database.write_turn``)
 runs its statements and its commit on the event loop's thread instead, with no hop at all. Under load,
@@ -91,12 +91,11 @@ class ReadsOnLoop:
     """This task's calls run on the loop's thread, outside a write turn: for short reads only.
 
     A read by a key costs SQLite some tens of microseconds, and its hop to the connection's thread
-    more: the queue's lock, a thread's wake-up and the answer's trip back through the loop's queue.
-    Handing the read over was about a tenth of the API's CPU under sandbox sends, whose only database
-    call is the sending phone's read (docs/operations.md, Performance). A read in WAL mode waits for no
-    writer, and on the rare ``SQLITE_BUSY`` it runs on the thread (``_run_inline``). A task must not
-    hold it across a scan whose length the caller does not bound, nor across a write: writers take
-    the write turn.
+    more: the queue's lock, a thread's wake-up and the answer's trip back through the loop's queue,
+    80 to 100 µs of CPU a read on the bench machine (docs/operations.md, Performance). A read in WAL
+    mode waits for no writer, and on the rare ``SQLITE_BUSY`` it runs on the thread (``_run_inline``).
+    A task must not hold it across a scan whose length the caller does not bound, nor across a write:
+    writers take the write turn.
     """
 
     def __init__(self) -> None:
