@@ -92,7 +92,7 @@ class ReadsOnLoop:
 
     A read by a key costs SQLite some tens of microseconds, and its hop to the connection's thread
     more: the queue's lock, a thread's wake-up and the answer's trip back through the loop's queue,
-    80 to 100 µs of CPU a read on the bench machine (docs/operations.md, Performance). A read in WAL
+    80 to 130 µs of CPU a read on the bench machine (docs/operations.md, Performance). A read in WAL
     mode waits for no writer, and on the rare ``SQLITE_BUSY`` it runs on the thread (``_run_inline``).
     A task must not hold it across a scan whose length the caller does not bound, nor across a write:
     writers take the write turn.
