@@ -38,8 +38,11 @@ dev: $(STAMP)
 	$(BIN)/switchboard dev
 
 # The slowest tests are listed at the end of each run: CI must stay under 30 minutes on 2 cores.
+# Failures are shown as Python prints tracebacks (--tb=native): pytest's own format parses each frame's
+# source with `ast`, and CPython 3.11's parser can then fail with "AST constructor recursion depth
+# mismatch", an INTERNALERROR that ends the run and hides the failure (pytest-dev/pytest#10874).
 test: $(STAMP) $(CHROMIUM)
-	$(BIN)/python -m pytest -q --durations=15 $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q --durations=15 --tb=native $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
