@@ -44,6 +44,18 @@ def _count_upserts(engine) -> Counter[str]:  # type: ignore[no-untyped-def]
     return ran
 
 
+def _upsert_cache_stats(engine) -> list[CacheStats]:  # type: ignore[no-untyped-def]
+    """Whether each lease upsert's compiled form came from the engine's statement cache, in order."""
+    stats: list[CacheStats] = []
+
+    def note(conn, cursor, statement, parameters, context, executemany):  # type: ignore[no-untyped-def]
+        if statement.lstrip().upper().startswith("INSERT INTO RATE_LIMIT_COUNTERS"):
+            stats.append(context.cache_hit)
+
+    sa_event.listen(engine.sync_engine, "before_cursor_execute", note)
+    return stats
+
+
 async def _counts(engine) -> dict[str, int]:  # type: ignore[no-untyped-def]
     table = table_of(RateLimitCounter)
     async with engine.connect() as conn:
@@ -104,13 +116,7 @@ async def test_a_one_slot_take_is_compiled_once_and_then_served_from_the_stateme
     # Every live send takes its phone's slot: a statement SQLAlchemy cannot cache is compiled again at
     # each send (a multi-row VALUES has no cache key; a single VALUES has one).
     engine = create_engine(settings.database_url, autocommit=True)
-    stats: list[CacheStats] = []
-
-    def note(conn, cursor, statement, parameters, context, executemany):  # type: ignore[no-untyped-def]
-        if statement.lstrip().upper().startswith("INSERT INTO RATE_LIMIT_COUNTERS"):
-            stats.append(context.cache_hit)
-
-    sa_event.listen(engine.sync_engine, "before_cursor_execute", note)
+    stats = _upsert_cache_stats(engine)
     try:
         async with engine.begin() as conn:
             counts = [
@@ -128,13 +134,7 @@ async def test_a_batch_of_leases_is_compiled_once_and_then_served_from_the_state
     # Each second's new windows of a process's keys are leased in batches: a multi-row VALUES, which
     # SQLAlchemy would compile again at every execution (it has no cache key), so the batch is a text().
     engine = create_engine(settings.database_url, autocommit=True)
-    stats: list[CacheStats] = []
-
-    def note(conn, cursor, statement, parameters, context, executemany):  # type: ignore[no-untyped-def]
-        if statement.lstrip().upper().startswith("INSERT INTO RATE_LIMIT_COUNTERS"):
-            stats.append(context.cache_hit)
-
-    sa_event.listen(engine.sync_engine, "before_cursor_execute", note)
+    stats = _upsert_cache_stats(engine)
     try:
         async with engine.begin() as conn:
             answers = [
