@@ -35,6 +35,7 @@ from switchboard.logs import configure_logging
 from switchboard.settings import Settings
 from switchboard.store.database import create_engine, session_factory
 from switchboard.temporal_client import connect_temporal
+from switchboard.tls import client_ssl_context
 from switchboard.workflow_sandbox import DirectContextSandbox
 from switchboard.workflows.event_dispatch import SweepEventOutboxWorkflow
 from switchboard.workflows.maintenance import (
@@ -51,7 +52,9 @@ log = logging.getLogger("switchboard.worker")
 
 def build_deps(client: Client, settings: Settings, engine: AsyncEngine) -> ActivityDeps:
     """The clients activities share (one HTTP pool, one engine)."""
-    http = httpx.AsyncClient(timeout=httpx.Timeout(10.0, connect=5.0), follow_redirects=False)
+    http = httpx.AsyncClient(
+        timeout=httpx.Timeout(10.0, connect=5.0), follow_redirects=False, verify=client_ssl_context()
+    )
     egress_http = egress_client(allow_private=settings.tool_egress_allow_private)
     autocommit_engine = None if settings.is_sqlite else create_engine(settings.database_url, autocommit=True)
     return ActivityDeps(

@@ -27,7 +27,7 @@ upgrade that changes them fails the suite rather than production.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 import temporalio.workflow
@@ -96,6 +96,27 @@ class DirectContextSandbox(SandboxedWorkflowRunner):
             raise ValueError(
                 "DirectContextSandbox needs the SDK's UnsandboxedWorkflowRunner inside the sandbox"
             )
+
+    # The workflow classes (with the worker-level failure types) this runner has validated.
+    _prepared: set[tuple[type, tuple[type[BaseException], ...]]] = field(
+        default_factory=set, init=False, repr=False, compare=False
+    )
+
+    def prepare_workflow(self, defn: temporalio.workflow._Definition) -> None:
+        """Validate a workflow in the sandbox once per runner, not at every worker's construction.
+
+        The SDK validates by importing the workflow's module into a fresh sandbox, tens of
+        milliseconds of CPU per workflow class, and the answer depends only on the class, the
+        restrictions and the failure types. A worker process builds one worker, so nothing
+        changes there; a process that builds many (the test suite builds one per test) pays it once.
+        """
+        key = (defn.cls, tuple(self._worker_level_failure_exception_types))
+        with _COMPILED_LOCK:
+            if key in self._prepared:
+                return
+        super().prepare_workflow(defn)
+        with _COMPILED_LOCK:
+            self._prepared.add(key)
 
     def create_instance(self, det: WorkflowInstanceDetails) -> WorkflowInstance:
         return _DirectContextInstance(det, self.runner_class, self.restrictions)

@@ -12,7 +12,7 @@ import hashlib
 import inspect
 import json
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from switchboard.worker import SANDBOX
 from switchboard.workflow_sandbox import DirectContextSandbox, _DirectContextInstance, compiled
 from switchboard.workflows.registry import WORKFLOWS
 from tests.workflows import record_support as rec
+from tests.workflows.sandbox_bad_module import BadModuleWorkflow
 from tests.workflows.sandbox_probe import SandboxProbeWorkflow
 from tests.workflows.sandboxed_twins import TWINS
 
@@ -149,6 +150,44 @@ def test_a_code_string_is_compiled_once():
     assert compiled(code) is compiled(code)
     assert compiled(code) is not compiled(code + "\n")
     assert compiled(code).co_filename == "<temporal-sandbox>"
+
+
+@dataclass(frozen=True)
+class _CountingSandbox(DirectContextSandbox):
+    """The worker's runner, counting the sandboxed instances it creates (validation creates one)."""
+
+    created: list[str] = field(default_factory=list, compare=False)
+
+    def create_instance(self, det: WorkflowInstanceDetails) -> WorkflowInstance:
+        self.created.append(det.defn.name or "")
+        return super().create_instance(det)
+
+
+def _worker(client, workflow: type, runner: DirectContextSandbox, **options: Any) -> Worker:  # type: ignore[no-untyped-def]
+    """A worker built (not run) on a queue of its own: building it validates its workflows."""
+    queue = f"validate-{uuid.uuid4().hex[:8]}"
+    return Worker(client, task_queue=queue, workflows=[workflow], workflow_runner=runner, **options)
+
+
+async def test_a_workflow_is_validated_once_per_runner(temporal_env):  # type: ignore[no-untyped-def]
+    """A second worker on the same runner skips the validation; new failure types or a new runner do not."""
+    runner = _CountingSandbox(restrictions=SANDBOX.restrictions)
+    for _ in range(3):
+        _worker(temporal_env.client, SandboxProbeWorkflow, runner)
+    assert runner.created == ["SandboxProbe"]
+    _worker(temporal_env.client, SandboxProbeWorkflow, runner, workflow_failure_exception_types=[ValueError])
+    assert runner.created == ["SandboxProbe", "SandboxProbe"]
+    fresh = _CountingSandbox(restrictions=SANDBOX.restrictions)
+    _worker(temporal_env.client, SandboxProbeWorkflow, fresh)
+    assert fresh.created == ["SandboxProbe"]
+
+
+async def test_a_workflow_that_fails_validation_fails_every_worker(temporal_env):  # type: ignore[no-untyped-def]
+    """Only a validation that passed is remembered: a refused module is refused again."""
+    for _ in range(2):
+        with pytest.raises(RuntimeError, match="SandboxBadModule") as refused:
+            _worker(temporal_env.client, BadModuleWorkflow, SANDBOX)
+        assert "datetime.datetime.now" in repr(refused.value.__cause__), refused.value.__cause__
 
 
 @pytest.mark.parametrize("runner", [SANDBOX], ids=["worker-sandbox"])

@@ -25,6 +25,7 @@ from switchboard.api.state import AppState
 from switchboard.settings import Settings
 from switchboard.store.database import create_engine, session_factory
 from switchboard.temporal_client import connect_temporal
+from switchboard.tls import client_ssl_context
 
 
 def create_app(settings: Settings) -> FastAPI:
@@ -36,7 +37,9 @@ def create_app(settings: Settings) -> FastAPI:
         sessions = session_factory(engine)
         autocommit_engine = create_engine(settings.database_url, pool_size=10, autocommit=True)
         autocommit = session_factory(autocommit_engine)
-        http = httpx.AsyncClient(timeout=httpx.Timeout(30.0, connect=5.0), follow_redirects=False)
+        http = httpx.AsyncClient(
+            timeout=httpx.Timeout(30.0, connect=5.0), follow_redirects=False, verify=client_ssl_context()
+        )
         state = AppState(
             settings=settings,
             engine=engine,

@@ -30,6 +30,7 @@ import httpcore
 import httpx
 
 from switchboard.activities.tools.egress import EgressGuard, EgressRefused
+from switchboard.tls import client_ssl_context
 
 MAX_RESPONSE_BYTES = 1 << 20
 USER_AGENT = "switchboard-tools/1"
@@ -102,9 +103,10 @@ class GuardedTransport(httpx.AsyncHTTPTransport):
     """httpx's transport with a connection pool built on :class:`GuardedBackend`."""
 
     def __init__(self, guard: EgressGuard, *, limits: httpx.Limits) -> None:
-        super().__init__(trust_env=False, limits=limits)
+        context = client_ssl_context(trust_env=False)
+        super().__init__(verify=context, trust_env=False, limits=limits)
         self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=httpx.create_ssl_context(trust_env=False),
+            ssl_context=context,
             max_connections=limits.max_connections,
             max_keepalive_connections=limits.max_keepalive_connections,
             keepalive_expiry=limits.keepalive_expiry,
