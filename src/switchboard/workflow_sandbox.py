@@ -10,12 +10,13 @@ loop (docs/operations.md, Performance), for a lookup in the run's own dictionari
 imports nothing and calls nothing the sandbox restricts.
 
 So this runner keeps every guarantee the sandbox gives workflow code (fresh module state
-per run, restricted imports and calls, the same activation path) and changes two things:
+per run, restricted imports and calls, the same activation path) and changes three things:
 
 - the serialization and external-store contexts are asked of the run's object directly,
   which is the very call the ``exec`` makes, without the import hooks around it;
 - each code string the sandbox runs is compiled once per process, not on every ``exec``
-  (the strings are the SDK's constants and the workflows' module names).
+  (the strings are the SDK's constants and the workflows' module names);
+- a workflow class is validated once per runner, not at every worker's construction.
 
 It subclasses a private class of the SDK (``_runner._Instance``), so
 tests/workflows/test_workflow_sandbox.py checks that it answers exactly what the SDK's own
@@ -111,12 +112,11 @@ class DirectContextSandbox(SandboxedWorkflowRunner):
         changes there; a process that builds many (the test suite builds one per test) pays it once.
         """
         key = (defn.cls, tuple(self._worker_level_failure_exception_types))
-        with _COMPILED_LOCK:
-            if key in self._prepared:
-                return
+        if key in self._prepared:
+            return
         super().prepare_workflow(defn)
-        with _COMPILED_LOCK:
-            self._prepared.add(key)
+        # Two threads building workers at once may both validate: harmless, and the set stays right.
+        self._prepared.add(key)
 
     def create_instance(self, det: WorkflowInstanceDetails) -> WorkflowInstance:
         return _DirectContextInstance(det, self.runner_class, self.restrictions)
