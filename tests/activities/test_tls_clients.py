@@ -2,7 +2,8 @@
 
 Sharing (switchboard/tls.py) saves loading the CA bundle for every client; these tests check it
 gives nothing away: a server on loopback with a certificate no trusted authority signed is refused
-by the channel and model client and by the guarded client that calls tenants' webhooks and tools.
+by the worker's client for the channel's API and by the guarded client that calls tenants' webhooks
+and media links (the tool client's transport is the same guarded one).
 """
 
 from __future__ import annotations
