@@ -24,6 +24,7 @@ from switchboard.simulator.delivery import WebhookPoster
 from switchboard.simulator.graph_errors import GraphError, invalid_parameter, unknown_path
 from switchboard.simulator.routes import control, media, messages, objects, templates, usernames
 from switchboard.simulator.state import SimState
+from switchboard.tls import client_ssl_context
 
 CONTROL_PREFIX = "/_sim"
 # Development helpers that are not Graph: their errors keep FastAPI's own shape.
@@ -35,7 +36,7 @@ def create_simulator_app(config: SimulatorConfig) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        async with httpx.AsyncClient(timeout=config.webhook_timeout_s) as client:
+        async with httpx.AsyncClient(timeout=config.webhook_timeout_s, verify=client_ssl_context()) as client:
             app.state.poster = WebhookPoster(client, app.state.sim)
             try:
                 yield
