@@ -92,16 +92,16 @@ class DirectContextSandbox(SandboxedWorkflowRunner):
     which is what makes calling them outside the import hooks safe.
     """
 
+    # The workflow classes (with the worker-level failure types) this runner has validated.
+    _prepared: set[tuple[type, tuple[type[BaseException], ...]]] = field(
+        default_factory=set, init=False, repr=False, compare=False
+    )
+
     def __post_init__(self) -> None:
         if self.runner_class is not UnsandboxedWorkflowRunner:
             raise ValueError(
                 "DirectContextSandbox needs the SDK's UnsandboxedWorkflowRunner inside the sandbox"
             )
-
-    # The workflow classes (with the worker-level failure types) this runner has validated.
-    _prepared: set[tuple[type, tuple[type[BaseException], ...]]] = field(
-        default_factory=set, init=False, repr=False, compare=False
-    )
 
     def prepare_workflow(self, defn: temporalio.workflow._Definition) -> None:
         """Validate a workflow in the sandbox once per runner, not at every worker's construction.
