@@ -510,6 +510,49 @@ async def service_processes(settings: Any, *, api_workers: int = 2) -> AsyncIter
                 process.kill()
 
 
+@asynccontextmanager
+async def bare_endpoint_process(*, workers: int) -> AsyncIterator[tuple[str, int]]:
+    """bench/bare_endpoint.py as its own process with ``workers`` uvicorn workers; yields its URL and pid.
+
+    The sandbox sends' baseline, laid out as the API under test is (one process, or a supervisor and
+    its workers), so that both cross the same process boundary (bare_endpoint.py's docstring).
+    """
+    import httpx
+
+    port = free_port()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(Path(__file__).with_name("bare_endpoint.py")),
+        "--port",
+        str(port),
+        "--workers",
+        str(workers),
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        async with httpx.AsyncClient(timeout=5) as client:
+            for _ in range(300):
+                try:
+                    if (await client.post(f"{base}/v1/messages", json={})).status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+                await asyncio.sleep(0.1)
+            else:
+                raise RuntimeError("the bare endpoint did not come up")
+        await _settled([process.pid])
+        yield base, process.pid
+    finally:
+        if process.returncode is None:
+            process.terminate()
+        try:
+            await asyncio.wait_for(process.wait(), timeout=15)
+        except TimeoutError:
+            process.kill()
+
+
 __all__ = [
     "Figures",
     "figures_dict",
@@ -520,6 +563,7 @@ __all__ = [
     "fresh_database_url",
     "database_label",
     "service_processes",
+    "bare_endpoint_process",
     "warm_up",
     "CpuMeter",
     "cpu_line",

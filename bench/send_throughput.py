@@ -1,6 +1,8 @@
 """Send throughput: sandbox and live sends/s with p50/p99, each beside a baseline from the same run.
 
-- sandbox sends through the real API  vs  a bare FastAPI endpoint on the same uvicorn setup
+- sandbox sends through the real API  vs  a bare FastAPI endpoint served as the API is: its own
+  process, with as many uvicorn workers (bench/bare_endpoint.py); the same endpoint served in the
+  bench's own event loop, the earlier rounds' baseline, is printed beside it for reference
 - live sends through the API, the real worker and the channel simulator  vs  a bare Temporal
   workflow with one activity on the same Temporal server
 
@@ -20,11 +22,13 @@ import logging
 import os
 
 import httpx
-from fastapi import FastAPI
+from bare_endpoint import bare_app
 from harness import (
     SERVICE_PIDS,
     CpuMeter,
+    Figures,
     bare_baseline,
+    bare_endpoint_process,
     bench_settings,
     cpu_line,
     database_label,
@@ -48,14 +52,18 @@ from harness import (
 SANDBOX_KEYS = 128
 
 
-def bare_app() -> FastAPI:
-    app = FastAPI()
+async def bare_phase(
+    label: str, bare: httpx.AsyncClient, body: dict[str, object], args: argparse.Namespace, cpu: CpuMeter
+) -> tuple[Figures, dict[str, float]]:
+    """The bare endpoint under the sandbox phase's load: its figures and CPU a call."""
 
-    @app.post("/v1/messages")
-    async def send(body: dict) -> dict:  # type: ignore[type-arg]
-        return {"id": "x", "status": "sent", "echo": body.get("type")}
+    async def bare_call(_: int) -> None:
+        await bare.post("/v1/messages", json=body)
 
-    return app
+    await warm_up(bare_call, concurrency=args.concurrency)
+    cpu.start()
+    figures = await load(label, bare_call, total=args.sandbox, concurrency=args.concurrency)
+    return figures, cpu.per_unit_ms(figures.count)
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -77,6 +85,7 @@ async def main(args: argparse.Namespace) -> None:
                 channel_api_base_url=sim_url,
                 api_key_cache_seconds=60.0,
             )
+            api_workers = 2 if args.processes else 1
             async with service_under_test(settings, deployed=args.processes) as api_url:
                 async with httpx.AsyncClient(base_url=api_url, timeout=60) as client:
                     tenant = await provision_tenant(client, settings.switchboard_admin_key, plan="enterprise")
@@ -116,13 +125,14 @@ async def main(args: argparse.Namespace) -> None:
                         r = await client.post("/v1/messages", json=body, headers=tenant.headers())
                         assert r.status_code == 201, r.text
 
-                    def meter() -> CpuMeter:
+                    def meter(**more: int) -> CpuMeter:
                         return CpuMeter(
                             {
                                 "temporal server": temporal_server_pid(address),
                                 "api": SERVICE_PIDS.get("api"),
                                 "worker": SERVICE_PIDS.get("worker"),
                                 "postgresql": postgres_server_pid(settings.database_url),
+                                **more,
                             }
                         )
 
@@ -136,24 +146,26 @@ async def main(args: argparse.Namespace) -> None:
                         concurrency=args.concurrency,
                     )
                     sandbox_cpu = cpu.per_unit_ms(sandbox_figures.count)
+                    # The goals' baseline: the bare endpoint laid out as the API is (bench/bare_endpoint.py).
+                    async with (
+                        bare_endpoint_process(workers=api_workers) as (bare_url, bare_pid),
+                        httpx.AsyncClient(base_url=bare_url) as bare,
+                    ):
+                        bare_figures, bare_cpu = await bare_phase(
+                            "baseline: bare FastAPI endpoint, own process",
+                            bare,
+                            body,
+                            args,
+                            meter(**{"bare endpoint": bare_pid}),
+                        )
+                    # For reference: the earlier rounds' baseline, served in this process's event loop.
                     async with (
                         serve_app(bare_app()) as bare_url,
                         httpx.AsyncClient(base_url=bare_url) as bare,
                     ):
-
-                        async def bare_call(_: int) -> None:
-                            await bare.post("/v1/messages", json=body)
-
-                        await warm_up(bare_call, concurrency=args.concurrency)
-                        cpu = meter()
-                        cpu.start()
-                        bare_figures = await load(
-                            "baseline: bare FastAPI endpoint",
-                            bare_call,
-                            total=args.sandbox,
-                            concurrency=args.concurrency,
+                        local_figures, local_cpu = await bare_phase(
+                            "bare FastAPI endpoint in the bench process", bare, body, args, meter()
                         )
-                        bare_cpu = cpu.per_unit_ms(bare_figures.count)
                     await warm_up(live, concurrency=args.concurrency)
                     cpu = meter()
                     cpu.start()
@@ -179,6 +191,7 @@ async def main(args: argparse.Namespace) -> None:
     for figures in (
         sandbox_figures,
         bare_figures,
+        local_figures,
         live_figures,
         workflow_figures,
         before.loaded,
@@ -187,6 +200,7 @@ async def main(args: argparse.Namespace) -> None:
         print("  " + figures.line())
     print(cpu_line("sandbox send", sandbox_cpu))
     print(cpu_line("bare endpoint call", bare_cpu))
+    print(cpu_line("bare endpoint call in the bench process", local_cpu))
     print(cpu_line("live send", live_cpu))
     print(cpu_line("bare workflow", workflow_cpu))
     print(
@@ -194,6 +208,11 @@ async def main(args: argparse.Namespace) -> None:
         "the machine's drift over the run)"
     )
     print(ratio_line(sandbox_figures, bare_figures))
+    local_p99 = sandbox_figures.percentile(99) / max(local_figures.percentile(99), 1e-9)
+    print(
+        f"  (against the bare endpoint in the bench process: throughput "
+        f"{sandbox_figures.per_second / max(local_figures.per_second, 1e-9):.2f}x, p99 {local_p99:.2f}x)"
+    )
     print(ratio_line(live_figures, workflow_figures))
     sandbox_throughput = sandbox_figures.per_second / max(bare_figures.per_second, 1e-9)
     sandbox_p99 = sandbox_figures.percentile(99) / max(bare_figures.percentile(99), 1e-9)
@@ -208,6 +227,7 @@ async def main(args: argparse.Namespace) -> None:
         {
             "sandbox": figures_dict(sandbox_figures),
             "bare_fastapi": figures_dict(bare_figures),
+            "bare_fastapi_in_bench_process": figures_dict(local_figures),
             "live": figures_dict(live_figures),
             "bare_workflow": figures_dict(workflow_figures),
             "bare_workflow_before": figures_dict(before.loaded),
@@ -215,11 +235,13 @@ async def main(args: argparse.Namespace) -> None:
             "cpu_ms_per_unit": {
                 "sandbox": sandbox_cpu,
                 "bare_fastapi": bare_cpu,
+                "bare_fastapi_in_bench_process": local_cpu,
                 "live": live_cpu,
                 "bare_workflow": workflow_cpu,
             },
             "sandbox_throughput_ratio": round(sandbox_throughput, 3),
             "sandbox_p99_ratio": round(sandbox_p99, 3),
+            "sandbox_p99_ratio_to_bench_process_endpoint": round(local_p99, 3),
             "live_throughput_ratio": round(throughput, 3),
             "live_p50_ratio": round(latency, 3),
             "goals": {
