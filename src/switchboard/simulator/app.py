@@ -18,6 +18,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from switchboard.http_pool import ReservingTransport
 from switchboard.simulator import demo_tools, fake_model
 from switchboard.simulator.config import SimulatorConfig
 from switchboard.simulator.delivery import WebhookPoster
@@ -36,7 +37,9 @@ def create_simulator_app(config: SimulatorConfig) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        async with httpx.AsyncClient(timeout=config.webhook_timeout_s, verify=client_ssl_context()) as client:
+        async with httpx.AsyncClient(
+            transport=ReservingTransport(ssl_context=client_ssl_context()), timeout=config.webhook_timeout_s
+        ) as client:
             app.state.poster = WebhookPoster(client, app.state.sim)
             try:
                 yield

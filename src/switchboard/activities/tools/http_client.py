@@ -7,7 +7,8 @@ Decisions:
   backend, whose ``connect_tcp`` resolves the host once through the :class:`EgressGuard` and opens the
   socket to one of exactly those vetted addresses. Pooled connections are keyed by host name, so a
   connection verified for one name is never reused for another. (httpx offers no constructor argument
-  for the network backend, so :class:`GuardedTransport` replaces the transport's ``_pool``.)
+  for the network backend, so :class:`GuardedTransport` replaces the transport's ``_pool``, with
+  httpcore's pool that never hands one idle connection to two requests: ``switchboard.http_pool``.)
 - Redirects are never followed: a tool makes exactly one request, and a 3xx is classified like any
   other status (undeclared, it is infra).
 - ``timeout_ms`` bounds the whole exchange (resolution, connect, send, and reading the body), not each
@@ -30,6 +31,7 @@ import httpcore
 import httpx
 
 from switchboard.activities.tools.egress import EgressGuard, EgressRefused
+from switchboard.http_pool import ReservingTransport
 from switchboard.tls import client_ssl_context
 
 MAX_RESPONSE_BYTES = 1 << 20
@@ -99,17 +101,14 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         await self._inner.sleep(seconds)
 
 
-class GuardedTransport(httpx.AsyncHTTPTransport):
+class GuardedTransport(ReservingTransport):
     """httpx's transport with a connection pool built on :class:`GuardedBackend`."""
 
     def __init__(self, guard: EgressGuard, *, limits: httpx.Limits) -> None:
-        context = client_ssl_context(trust_env=False)
-        super().__init__(verify=context, trust_env=False, limits=limits)
-        self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=context,
-            max_connections=limits.max_connections,
-            max_keepalive_connections=limits.max_keepalive_connections,
-            keepalive_expiry=limits.keepalive_expiry,
+        super().__init__(
+            ssl_context=client_ssl_context(trust_env=False),
+            limits=limits,
+            trust_env=False,
             network_backend=GuardedBackend(guard),
         )
 
