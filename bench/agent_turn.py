@@ -24,7 +24,7 @@ from typing import Any
 import httpx
 from baseline_workflow import OneActivity, noop
 from fastapi import FastAPI, Request
-from harness import bench_settings, fresh_sqlite_url, load, serve_app, temporal_dev_server
+from harness import bench_settings, fresh_sqlite_url, load, load_client, serve_app, temporal_dev_server
 from temporalio.worker import Worker
 
 WABA_ID = "102290129340398"
@@ -179,7 +179,7 @@ async def main(args: argparse.Namespace) -> None:
             build_worker(env.client, deps, max_concurrent=50),
             serve_app(create_app(settings)) as api_url,
         ):
-            async with httpx.AsyncClient(base_url=api_url, timeout=60) as client:
+            async with load_client(api_url) as client:
                 tenant = await provision_tenant(client, settings.switchboard_admin_key)
                 await deploy(client, tenant, {"X-Admin-Key": settings.switchboard_admin_key}, tool_url)
 

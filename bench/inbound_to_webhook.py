@@ -27,7 +27,6 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-import httpx
 from fastapi import FastAPI, Request
 from harness import (
     SERVICE_PIDS,
@@ -43,6 +42,7 @@ from harness import (
     fresh_database_url,
     goal_line,
     load,
+    load_client,
     pooled,
     pooled_cpu,
     postgres_server_pid,
@@ -236,7 +236,7 @@ async def main(args: argparse.Namespace) -> None:
         async with (
             service_under_test(settings, deployed=args.processes) as api_url,
             serve_app(receiver_app(arrivals, waiters, all_arrived, args.payloads)) as receiver_url,
-            httpx.AsyncClient(base_url=api_url, timeout=60) as client,
+            load_client(api_url) as client,
         ):
             tenant = await provision_tenant(client, settings.switchboard_admin_key)
             await client.post(

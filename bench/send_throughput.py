@@ -36,6 +36,7 @@ from harness import (
     fresh_database_url,
     goal_line,
     load,
+    load_client,
     pooled,
     pooled_cpu,
     postgres_server_pid,
@@ -87,7 +88,7 @@ async def main(args: argparse.Namespace) -> None:
             )
             api_workers = 2 if args.processes else 1
             async with service_under_test(settings, deployed=args.processes) as api_url:
-                async with httpx.AsyncClient(base_url=api_url, timeout=60) as client:
+                async with load_client(api_url) as client:
                     tenant = await provision_tenant(client, settings.switchboard_admin_key, plan="enterprise")
                     await client.patch(
                         f"/v1/admin/tenants/{tenant.id}",
@@ -149,7 +150,7 @@ async def main(args: argparse.Namespace) -> None:
                     # The goals' baseline: the bare endpoint laid out as the API is (bench/bare_endpoint.py).
                     async with (
                         bare_endpoint_process(workers=api_workers) as (bare_url, bare_pid),
-                        httpx.AsyncClient(base_url=bare_url) as bare,
+                        load_client(bare_url) as bare,
                     ):
                         bare_figures, bare_cpu = await bare_phase(
                             "baseline: bare FastAPI endpoint, own process",
@@ -161,7 +162,7 @@ async def main(args: argparse.Namespace) -> None:
                     # For reference: the earlier rounds' baseline, served in this process's event loop.
                     async with (
                         serve_app(bare_app()) as bare_url,
-                        httpx.AsyncClient(base_url=bare_url) as bare,
+                        load_client(bare_url) as bare,
                     ):
                         local_figures, local_cpu = await bare_phase(
                             "bare FastAPI endpoint in the bench process", bare, body, args, meter()
