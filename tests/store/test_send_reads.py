@@ -11,6 +11,7 @@ from collections import Counter
 import pytest
 from sqlalchemy import event as sa_event
 from sqlalchemy import update
+from sqlalchemy.orm.exc import UnmappedInstanceError
 
 from switchboard.domain.errors import Forbidden, ValidationFailed
 from switchboard.domain.message_status import QUEUED, SENT
@@ -108,3 +109,25 @@ async def test_a_number_without_a_customer_is_not_paused(sessions, tenant):
         )
     assert phone.customer_id is None
     assert facts == messages.PhoneFacts(customer_paused=False, queued=0)
+
+
+async def test_the_apis_read_on_a_bare_connection_gives_a_copy_no_session_tracks(sessions, tenant):
+    """The API reads with a connection, no session: the same facts, and a number it may not write back."""
+    async with unit_of_work(sessions) as session:
+        session.add_all([_outbound(tenant, QUEUED), _outbound(tenant, QUEUED), _outbound(tenant, QUEUED)])
+    sessions.ran.clear()
+    engine = sessions.kw["bind"]
+    async with engine.connect() as connection:
+        phone, facts = await messages.sending_phone(
+            connection, tenant.id, tenant.phone_number_id, count_queued=True
+        )
+    assert sessions.ran == Counter(select=1)
+    assert facts == messages.PhoneFacts(customer_paused=False, queued=3)
+    async with sessions() as session:
+        stored = await session.get(PhoneNumber, phone.id)
+        assert stored is not None
+        assert phone.model_dump() == stored.model_dump()  # every column, typed as the ORM reads it
+        assert stored is not phone
+        # Not a mapped instance: adding it to a session fails instead of inserting a second number.
+        with pytest.raises(UnmappedInstanceError):
+            session.add(phone)

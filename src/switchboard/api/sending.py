@@ -82,19 +82,17 @@ async def submit(state: AppState, who: Principal, raw: Any, ctx: SendContext) ->
         raise MissingRequiredField("to", "to is required here: media uploads cannot be addressed by BSUID")
     scope = idempotency.scope(who.tenant_id, sandbox=who.is_sandbox)
     key = ctx.idempotency_key
-    async with state.autocommit() as session:
-        # One read by the number's key, every send's first (a sandbox send's only one; a live send's
-        # queue count is bounded by SEND_QUEUE_LIMIT): on SQLite it runs on the event loop.
-        with reads_on_loop(state.autocommit):
+    # One read by the number's key, every send's first (a sandbox send's only one; a live send's queue
+    # count is bounded by SEND_QUEUE_LIMIT), on a bare connection: on SQLite it runs on the event loop.
+    async with state.autocommit_engine.connect() as connection:
+        with reads_on_loop(state.autocommit_engine):
             phone, facts = await messages.sending_phone(
-                session, who.tenant_id, send.phone_number_id, count_queued=not who.is_sandbox
+                connection, who.tenant_id, send.phone_number_id, count_queued=not who.is_sandbox
             )
-        if who.is_sandbox and key is None:
-            # Nothing to claim or replay in between, so the checks share the phone's session.
-            await sandbox_checks(session, send, phone, tenant_id=who.tenant_id, facts=facts)
-            return JSONResponse(
-                _sandbox_body(send, retry_of_message_id=ctx.retry_of_message_id), status_code=201
-            )
+    if who.is_sandbox and key is None:
+        # Nothing to claim or replay.
+        await sandbox_checks(state.autocommit, send, phone, tenant_id=who.tenant_id, facts=facts)
+        return JSONResponse(_sandbox_body(send, retry_of_message_id=ctx.retry_of_message_id), status_code=201)
     if key is not None:
         replay = await _claim(state, scope, key, idempotency.fingerprint("POST", ctx.request_path, raw))
         if replay is not None:
@@ -157,8 +155,7 @@ async def _sandbox(
 ) -> JSONResponse:
     """Pass exactly the checks a live send passes, then answer synthetically; only the key's 201 is stored."""
     try:
-        async with state.autocommit() as session:
-            await sandbox_checks(session, send, phone, tenant_id=who.tenant_id, facts=facts)
+        await sandbox_checks(state.autocommit, send, phone, tenant_id=who.tenant_id, facts=facts)
         body = _sandbox_body(send, retry_of_message_id=ctx.retry_of_message_id)
         if ctx.idempotency_key is not None:
             async with unit_of_work(state.sessions) as session:

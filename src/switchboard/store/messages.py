@@ -8,8 +8,9 @@ from functools import cache
 from typing import Any, cast
 
 from sqlalchemy import and_, bindparam, func, or_, update
-from sqlalchemy.engine import CursorResult
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy import select as select_columns
+from sqlalchemy.engine import CursorResult, Row
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import col, select
 
@@ -27,18 +28,21 @@ _messages = Message.__table__  # type: ignore[attr-defined]
 
 # Built once, as every send runs them: constructing a statement costs more CPU than running it.
 _PHONE = select(PhoneNumber).where(PhoneNumber.phone_number_id == bindparam("phone_number_id"))
-# The number with its customer's pause flag (a number may have no customer: the flag reads NULL).
+# The number's columns with its customer's pause flag (a number may have no customer: the flag reads
+# NULL). Columns, not the mapped class: the ORM's loading of one row cost more than the statement.
+_phones = PhoneNumber.__table__  # type: ignore[attr-defined]
+_customers = Customer.__table__  # type: ignore[attr-defined]
 _SANDBOX_PHONE = (
-    select(PhoneNumber, Customer.sending_paused)
-    .outerjoin(Customer, Customer.id == PhoneNumber.customer_id)  # type: ignore[arg-type]
-    .where(PhoneNumber.phone_number_id == bindparam("phone_number_id"))
+    select_columns(_phones, _customers.c.sending_paused)
+    .select_from(_phones.outerjoin(_customers, _customers.c.id == _phones.c.customer_id))
+    .where(_phones.c.phone_number_id == bindparam("phone_number_id"))
 )
 # ... and how many sends wait on it, counted on ix_messages_phone_status.
 _LIVE_PHONE = _SANDBOX_PHONE.add_columns(
-    select(func.count())
-    .select_from(Message)
-    .where(Message.phone_number_id == PhoneNumber.phone_number_id, Message.status == QUEUED)
-    .correlate(PhoneNumber)
+    select_columns(func.count())
+    .select_from(_messages)
+    .where(_messages.c.phone_number_id == _phones.c.phone_number_id, _messages.c.status == QUEUED)
+    .correlate(_phones)
     .scalar_subquery()
 )
 
@@ -79,7 +83,7 @@ async def phone_for_send(session: AsyncSession, tenant_id: str, phone_number_id:
 
 
 async def sending_phone(
-    session: AsyncSession, tenant_id: str, phone_number_id: str, *, count_queued: bool
+    db: AsyncSession | AsyncConnection, tenant_id: str, phone_number_id: str, *, count_queued: bool
 ) -> tuple[PhoneNumber, PhoneFacts]:
     """``phone_for_send`` and the facts its send's checks need, in one statement.
 
@@ -87,13 +91,31 @@ async def sending_phone(
     transaction: three round trips, now one. Every sandbox send's only read, a live send's first.
     Neither figure was ever locked, so reading them a moment earlier changes no guarantee: the queue
     limit, as before, bounds what waits, not what concurrent sends see.
+
+    ``db`` may be a bare connection (the API reads with one: no session to start and close). The
+    number comes back as a copy that no session tracks, built from the row's columns: the send path
+    only reads its attributes, and the ORM's loading of it (identity map, instance state) was a third of
+    the read's CPU (docs/operations.md, Performance).
     """
     stmt = _LIVE_PHONE if count_queued else _SANDBOX_PHONE
-    row = (await session.execute(stmt, {"phone_number_id": phone_number_id})).first()
-    phone = _owned_phone(row[0] if row is not None else None, tenant_id, phone_number_id)
+    row = (await db.execute(stmt, {"phone_number_id": phone_number_id})).first()
+    phone = _owned_phone(_phone_of(row), tenant_id, phone_number_id)
     assert row is not None  # _owned_phone raised otherwise
-    facts = PhoneFacts(customer_paused=bool(row[1]), queued=int(row[2]) if count_queued else None)
+    facts = PhoneFacts(
+        customer_paused=bool(row.sending_paused), queued=int(row[-1]) if count_queued else None
+    )
     return phone, facts
+
+
+def _phone_of(row: Row[Any] | None) -> PhoneNumber | None:
+    """A PhoneNumber with the row's values, outside any session (its columns only; no validation)."""
+    if row is None:
+        return None
+    values = row._mapping
+    return PhoneNumber.model_construct(**{name: values[name] for name in _PHONE_COLUMNS})
+
+
+_PHONE_COLUMNS = tuple(_phones.c.keys())
 
 
 async def sending_paused(session: AsyncSession, phone: PhoneNumber) -> bool:
