@@ -10,6 +10,7 @@ import asyncio
 import atexit
 import base64
 import compileall
+import gc
 import json
 import os
 import shutil
@@ -67,7 +68,12 @@ async def load(
     concurrency: int,
     deadline_s: float = 120.0,
 ) -> Figures:
-    """Run ``call(i)`` ``total`` times with ``concurrency`` at once; time each call."""
+    """Run ``call(i)`` ``total`` times with ``concurrency`` at once; time each call.
+
+    The bench process's own heap is collected and frozen first (``quiet_client_heap``), so its
+    collector's full passes do not stall the load while calls are in flight.
+    """
+    quiet_client_heap()
     latencies: list[float] = []
     counter = iter(range(total))
     stop_at = time.monotonic() + deadline_s
@@ -83,6 +89,20 @@ async def load(
     started = time.perf_counter()
     await asyncio.gather(*(runner() for _ in range(concurrency)))
     return Figures(label, len(latencies), time.perf_counter() - started, latencies)
+
+
+def quiet_client_heap() -> None:
+    """Collect the bench process's garbage, then freeze what is left out of later full passes.
+
+    The bench process is the measuring instrument, and it is heavy: the Temporal client and worker of
+    the baselines, the SDKs, the test support. A full pass of its collector over that heap took 89 ms,
+    during which no response is read: every call in flight gains that much, 16 of them at once, which
+    is the p99 of a 1,000-call phase. It came in whichever phase reached the threshold, the service's or
+    the baseline's, so the p99 ratios swung with it from run to run (docs/operations.md, Performance).
+    Called before every measured phase, so each starts with the same small young heap.
+    """
+    gc.collect()
+    gc.freeze()
 
 
 def pooled(label: str, *parts: Figures) -> Figures:

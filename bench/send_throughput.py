@@ -137,7 +137,11 @@ async def main(args: argparse.Namespace) -> None:
                             }
                         )
 
-                    await warm_up(sandbox, concurrency=args.concurrency)
+                    # Every key through every API process a few times first: a tenant's keys are few and
+                    # long-lived, so their lookups are cached, and a process meeting one of the 128 keys for
+                    # the first time mid-phase (one load each, up to 256 in a 1,000-send phase) measured a
+                    # cold cache no steady state has.
+                    await warm_up(sandbox, concurrency=args.concurrency, count=4 * SANDBOX_KEYS * api_workers)
                     cpu = meter()
                     cpu.start()
                     sandbox_figures = await load(
