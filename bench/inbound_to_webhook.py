@@ -46,6 +46,7 @@ from harness import (
     pooled,
     pooled_cpu,
     postgres_server_pid,
+    quiet_client_heap,
     record_results,
     results_section,
     serve_app,
@@ -120,6 +121,7 @@ async def paced(
     count: int,
 ) -> Figures:
     """One payload at a time: the pipeline's latency without a backlog."""
+    quiet_client_heap()
     latencies = []
     started = time.perf_counter()
     for n in range(count):
@@ -173,6 +175,7 @@ async def offered_load(
     the pipeline is. At a fixed offered rate the latency stays flat if the pipeline keeps up and grows
     if it does not: comparing the second half's latencies with the first half's says which.
     """
+    quiet_client_heap()
     count = max(2, int(rate * seconds))
     posted_at: dict[str, float] = {}
     order = [f"wamid.offered{i}" for i in range(count)]
