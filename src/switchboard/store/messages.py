@@ -32,6 +32,7 @@ _PHONE = select(PhoneNumber).where(PhoneNumber.phone_number_id == bindparam("pho
 # NULL). Columns, not the mapped class: the ORM's loading of one row cost more than the statement.
 _phones = PhoneNumber.__table__  # type: ignore[attr-defined]
 _customers = Customer.__table__  # type: ignore[attr-defined]
+_PHONE_COLUMNS = tuple(_phones.c.keys())
 _SANDBOX_PHONE = (
     select_columns(_phones, _customers.c.sending_paused)
     .select_from(_phones.outerjoin(_customers, _customers.c.id == _phones.c.customer_id))
@@ -44,6 +45,7 @@ _LIVE_PHONE = _SANDBOX_PHONE.add_columns(
     .where(_messages.c.phone_number_id == _phones.c.phone_number_id, _messages.c.status == QUEUED)
     .correlate(_phones)
     .scalar_subquery()
+    .label("queued")
 )
 
 
@@ -94,15 +96,15 @@ async def sending_phone(
 
     ``db`` may be a bare connection (the API reads with one: no session to start and close). The
     number comes back as a copy that no session tracks, built from the row's columns: the send path
-    only reads its attributes, and the ORM's loading of it (identity map, instance state) was a third of
-    the read's CPU (docs/operations.md, Performance).
+    only reads its attributes, and the session with its loading of the row (identity map, instance
+    state) was about a third of the read's CPU (docs/operations.md, Performance).
     """
     stmt = _LIVE_PHONE if count_queued else _SANDBOX_PHONE
     row = (await db.execute(stmt, {"phone_number_id": phone_number_id})).first()
     phone = _owned_phone(_phone_of(row), tenant_id, phone_number_id)
     assert row is not None  # _owned_phone raised otherwise
     facts = PhoneFacts(
-        customer_paused=bool(row.sending_paused), queued=int(row[-1]) if count_queued else None
+        customer_paused=bool(row.sending_paused), queued=int(row.queued) if count_queued else None
     )
     return phone, facts
 
@@ -113,9 +115,6 @@ def _phone_of(row: Row[Any] | None) -> PhoneNumber | None:
         return None
     values = row._mapping
     return PhoneNumber.model_construct(**{name: values[name] for name in _PHONE_COLUMNS})
-
-
-_PHONE_COLUMNS = tuple(_phones.c.keys())
 
 
 async def sending_paused(session: AsyncSession, phone: PhoneNumber) -> bool:
