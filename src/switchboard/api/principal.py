@@ -3,11 +3,14 @@
 Lookups are cached in process for a few seconds (``API_KEY_CACHE_SECONDS``) so
 steady-state requests cost no database round trip for authentication, while a
 revocation or plan change still takes effect everywhere within that time (and
-at once in the process that revoked).
+at once in the process that revoked). Concurrent requests with a key that is not
+cached (new to the process, or just expired) share one lookup: a busy key's
+expiry would otherwise send every request in flight to the database at once.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -52,6 +55,8 @@ class ApiKeyCache:
         self._ttl = ttl_seconds
         self._max = max_entries
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
+        # Lookups in flight, by key digest: later requests for the key wait for the same one.
+        self._loading: dict[str, asyncio.Task[_Entry]] = {}
 
     async def resolve(self, api_key: str | None) -> Principal:
         """The principal for a key, or the spec's 401 (MALFORMED/INVALID/EXPIRED)."""
@@ -61,8 +66,8 @@ class ApiKeyCache:
         digest = hash_key(api_key)
         entry = self._entries.get(digest)
         if entry is None or time.monotonic() - entry.fetched > self._ttl:
-            entry = await self._load(digest)
-            self._store(digest, entry)
+            # Shielded: a caller that goes away (a client disconnect) does not cancel the others' lookup.
+            entry = await asyncio.shield(self._shared_load(digest))
         if entry.principal is None:
             raise Unauthorized("API key is not valid", code="INVALID_API_KEY")
         if entry.revoked_at is not None:
@@ -70,11 +75,32 @@ class ApiKeyCache:
         return entry.principal
 
     def forget(self, key_hash: str | None = None) -> None:
-        """Drop one cached key (or all), e.g. right after a revocation here."""
+        """Drop one cached key (or all), e.g. right after a revocation here.
+
+        A lookup in flight for it is dropped too: it may have read the key before the revocation, so
+        its answer is given to the requests already waiting for it but not cached.
+        """
         if key_hash is None:
             self._entries.clear()
+            self._loading.clear()
         else:
             self._entries.pop(key_hash, None)
+            self._loading.pop(key_hash, None)
+
+    def _shared_load(self, digest: str) -> asyncio.Task[_Entry]:
+        """The lookup in flight for this key, or a new one; its entry is cached when it succeeds."""
+        task = self._loading.get(digest)
+        if task is None:
+            task = self._loading[digest] = asyncio.create_task(self._load(digest))
+            task.add_done_callback(lambda done: self._settle(digest, done))
+        return task
+
+    def _settle(self, digest: str, task: asyncio.Task[_Entry]) -> None:
+        if self._loading.get(digest) is not task:
+            return  # forgotten meanwhile: not cached
+        del self._loading[digest]
+        if not task.cancelled() and task.exception() is None:
+            self._store(digest, task.result())
 
     async def _load(self, digest: str) -> _Entry:
         async with self._sessions() as session:
