@@ -105,6 +105,35 @@ def quiet_client_heap() -> None:
     gc.freeze()
 
 
+def _housekeeping_every() -> float:
+    """The shortest interval of the worker's housekeeping schedules (``switchboard.worker.SCHEDULES``)."""
+    from switchboard.worker import SCHEDULES
+
+    return min(every.total_seconds() for _, _, every in SCHEDULES)
+
+
+# A tick's workflows (a sweep or a prune each, on the worker and the Temporal server) are done by then.
+HOUSEKEEPING_SETTLE_S = 2.0
+
+
+async def clear_of_housekeeping(needed_s: float) -> None:
+    """Wait, if need be, until the next ``needed_s`` seconds hold none of the worker's housekeeping ticks.
+
+    The worker's schedules start their sweeps every 30 s, on the minute and the half minute (Temporal
+    aligns an interval schedule to the epoch), whatever the load. A phase of a few seconds that takes
+    in a tick pays for those workflows, in its tail most of all: four deployed sandbox phases read a
+    p99 of 95 and 142 ms across a tick and 80 and 85 ms clear of one (docs/operations.md, Performance).
+    The short phases (the sandbox sends and the bare endpoint beside them) start clear of a tick, so
+    that both or neither pay for it; the housekeeping's cost is fixed a tick, not a send.
+    """
+    every = _housekeeping_every()
+    into = time.time() % every
+    if into < HOUSEKEEPING_SETTLE_S:
+        await asyncio.sleep(HOUSEKEEPING_SETTLE_S - into)
+    elif every - into < needed_s:
+        await asyncio.sleep(every - into + HOUSEKEEPING_SETTLE_S)
+
+
 def pooled(label: str, *parts: Figures) -> Figures:
     """Several runs of one phase as one: their units, their seconds and their latencies added up.
 
