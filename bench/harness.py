@@ -567,14 +567,9 @@ def load_client(base_url: str, *, timeout: float = 60.0) -> Any:
     190 ms before the first byte of about one request in twenty. A load client that stalls its own
     requests would charge that to whatever it loads.
     """
-    import httpx
+    from switchboard.http_pool import reserving_client
 
-    from switchboard.http_pool import ReservingTransport
-    from switchboard.tls import client_ssl_context
-
-    return httpx.AsyncClient(
-        base_url=base_url, timeout=timeout, transport=ReservingTransport(ssl_context=client_ssl_context())
-    )
+    return reserving_client(base_url=base_url, timeout=timeout)
 
 
 @asynccontextmanager

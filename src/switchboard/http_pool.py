@@ -19,9 +19,12 @@ Everything else is httpcore's.
 from __future__ import annotations
 
 import ssl
+from typing import Any
 
 import httpcore
 import httpx
+
+from switchboard.tls import client_ssl_context
 
 
 class ReservingConnectionPool(httpcore.AsyncConnectionPool):
@@ -107,3 +110,16 @@ class ReservingTransport(httpx.AsyncHTTPTransport):
         super().__init__(verify=ssl_context, trust_env=trust_env, limits=limits)
         # httpx exposes no hook for its pool; replacing it is how a custom httpcore pool is given.
         self._pool = reserving_pool(ssl_context=ssl_context, limits=limits, network_backend=network_backend)
+
+
+def reserving_client(**client_options: Any) -> httpx.AsyncClient:
+    """An ``httpx.AsyncClient`` on a :class:`ReservingTransport`, verifying with the service's context.
+
+    ``verify`` still matters beside the custom transport: httpx gives it to the transports it mounts
+    for proxies named in the environment.
+    """
+    return httpx.AsyncClient(
+        transport=ReservingTransport(ssl_context=client_ssl_context()),
+        verify=client_ssl_context(),
+        **client_options,
+    )

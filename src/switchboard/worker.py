@@ -31,12 +31,11 @@ from switchboard.activities.deps import ActivityDeps
 from switchboard.activities.registry import build_activities
 from switchboard.activities.tools.http_client import egress_client
 from switchboard.heap import freeze_startup_heap
-from switchboard.http_pool import ReservingTransport
+from switchboard.http_pool import reserving_client
 from switchboard.logs import configure_logging
 from switchboard.settings import Settings
 from switchboard.store.database import create_engine, session_factory
 from switchboard.temporal_client import connect_temporal
-from switchboard.tls import client_ssl_context
 from switchboard.workflow_sandbox import DirectContextSandbox
 from switchboard.workflows.event_dispatch import SweepEventOutboxWorkflow
 from switchboard.workflows.maintenance import (
@@ -53,12 +52,7 @@ log = logging.getLogger("switchboard.worker")
 
 def build_deps(client: Client, settings: Settings, engine: AsyncEngine) -> ActivityDeps:
     """The clients activities share (one HTTP pool, one engine)."""
-    http = httpx.AsyncClient(
-        transport=ReservingTransport(ssl_context=client_ssl_context()),
-        timeout=httpx.Timeout(10.0, connect=5.0),
-        follow_redirects=False,
-        verify=client_ssl_context(),  # for the transports of proxies from the environment, if any
-    )
+    http = reserving_client(timeout=httpx.Timeout(10.0, connect=5.0), follow_redirects=False)
     egress_http = egress_client(allow_private=settings.tool_egress_allow_private)
     autocommit_engine = None if settings.is_sqlite else create_engine(settings.database_url, autocommit=True)
     return ActivityDeps(

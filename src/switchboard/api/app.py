@@ -22,11 +22,10 @@ from switchboard.api.principal import ApiKeyCache
 from switchboard.api.rate_limiter import RateLimiter
 from switchboard.api.routers import all_routers, serving_order
 from switchboard.api.state import AppState
-from switchboard.http_pool import ReservingTransport
+from switchboard.http_pool import reserving_client
 from switchboard.settings import Settings
 from switchboard.store.database import create_engine, session_factory
 from switchboard.temporal_client import connect_temporal
-from switchboard.tls import client_ssl_context
 
 
 def create_app(settings: Settings) -> FastAPI:
@@ -38,12 +37,7 @@ def create_app(settings: Settings) -> FastAPI:
         sessions = session_factory(engine)
         autocommit_engine = create_engine(settings.database_url, pool_size=10, autocommit=True)
         autocommit = session_factory(autocommit_engine)
-        http = httpx.AsyncClient(
-            transport=ReservingTransport(ssl_context=client_ssl_context()),
-            timeout=httpx.Timeout(30.0, connect=5.0),
-            follow_redirects=False,
-            verify=client_ssl_context(),  # for the transports of proxies from the environment, if any
-        )
+        http = reserving_client(timeout=httpx.Timeout(30.0, connect=5.0), follow_redirects=False)
         state = AppState(
             settings=settings,
             engine=engine,

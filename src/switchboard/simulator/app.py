@@ -11,21 +11,19 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-import httpx
 from fastapi import FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler, request_validation_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from switchboard.http_pool import ReservingTransport
+from switchboard.http_pool import reserving_client
 from switchboard.simulator import demo_tools, fake_model
 from switchboard.simulator.config import SimulatorConfig
 from switchboard.simulator.delivery import WebhookPoster
 from switchboard.simulator.graph_errors import GraphError, invalid_parameter, unknown_path
 from switchboard.simulator.routes import control, media, messages, objects, templates, usernames
 from switchboard.simulator.state import SimState
-from switchboard.tls import client_ssl_context
 
 CONTROL_PREFIX = "/_sim"
 # Development helpers that are not Graph: their errors keep FastAPI's own shape.
@@ -37,9 +35,7 @@ def create_simulator_app(config: SimulatorConfig) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        async with httpx.AsyncClient(
-            transport=ReservingTransport(ssl_context=client_ssl_context()), timeout=config.webhook_timeout_s
-        ) as client:
+        async with reserving_client(timeout=config.webhook_timeout_s) as client:
             app.state.poster = WebhookPoster(client, app.state.sim)
             try:
                 yield
