@@ -189,3 +189,33 @@ async def test_on_sqlite_a_sandbox_send_makes_no_thread_hop(
     for _ in range(2):
         assert (await app_client.post("/v1/messages", json=body, headers=headers)).status_code == 201
     assert hops == []
+
+
+async def test_a_sandbox_send_without_a_key_is_refused_as_a_live_one(
+    app_client: httpx.AsyncClient, tenant: TenantFixture, other_tenant: TenantFixture, channel: FakeChannel
+):
+    """The un-keyed sandbox path reads only the number's row: its refusals carry the spec's codes."""
+    headers = tenant.headers(tenant.test_key)
+    text = {"to": TO, "type": "text", "text": {"body": "hi"}}
+    cases = [
+        (other_tenant.phone_number_id, 403, "PHONE_NUMBER_NOT_IN_TENANT"),
+        ("999999999999", 400, "INVALID_PHONE_NUMBER_ID"),
+    ]
+    for phone_number_id, status, code in cases:
+        refused = await app_client.post(
+            "/v1/messages", json={"phone_number_id": phone_number_id, **text}, headers=headers
+        )
+        assert (refused.status_code, refused.json()["statusCode"], refused.json()["code"]) == (
+            status,
+            status,
+            code,
+        )
+    paused = await app_client.patch(
+        f"/v1/customers/{tenant.customer_id}", json={"sending_paused": True}, headers=tenant.headers()
+    )
+    assert paused.status_code == 200, paused.text
+    refused = await app_client.post(
+        "/v1/messages", json={"phone_number_id": tenant.phone_number_id, **text}, headers=headers
+    )
+    assert (refused.status_code, refused.json()["code"]) == (403, "customer_sending_disabled")
+    assert channel.sends == []
