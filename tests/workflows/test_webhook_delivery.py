@@ -59,7 +59,8 @@ async def add_event(db: Db, tenant, kind: str, *, created_at: datetime | None = 
             phone_number_id=tenant.phone_number_id,
         )
         if created_at:
-            event.created_at = created_at
+            # The returned event is a copy of the row (store/events.py): the row itself is updated.
+            await session.execute(update(Event).where(Event.id == event.id).values(created_at=created_at))
         await session.commit()
         return event.id
 

@@ -1,20 +1,34 @@
-"""The tenant event outbox: events are written in the transaction that raises them."""
+"""The tenant event outbox: events are written in the transaction that raises them.
+
+An event's row goes in as a Core INSERT of its values, not through the ORM's unit of work: every
+inbound item, send outcome and agent event writes one, and the ORM's object and flush cost about
+twice the statement (docs/operations.md, "Where the time goes"). The ``Event`` handed back is a
+detached copy of the row (``model_construct``) that no session tracks: the callers only read it.
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import event as sa_event
+from sqlalchemy import insert
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import Session
 from sqlmodel import col, select
 
 from switchboard.domain.events import WEBHOOK_TEST
+from switchboard.models.base import new_id, utcnow
 from switchboard.models.events import Event
 from switchboard.store.webhooks.active import active_webhooks
 
-# session.info key: the events this session recorded, by id. The session's identity map holds clean
-# rows weakly, so an event its caller let go of would be gone by the time its deliveries are planned.
+# session.info keys: the events this session recorded, by id (for the dispatch planned before the
+# commit, which would otherwise read them back), and the ones whose INSERT is still to be run.
 _RECORDED = "switchboard.recorded_events"
+_UNWRITTEN = "switchboard.unwritten_events"
+
+# Built once: every event runs it.
+_INSERT_EVENTS = insert(Event.__table__)  # type: ignore[attr-defined]
 
 
 async def record_event(
@@ -34,23 +48,74 @@ async def record_event(
     event that no enabled webhook of the tenant wants is stored already
     dispatched: events are not delivered to webhooks enabled later, so it
     would never have a delivery, and it costs no dispatch workflow.
-    ``flush=False`` leaves the INSERT to the caller's next flush, which
-    batches it with the events added since.
+    ``flush=False`` leaves the INSERT to the caller's next ``record_event``
+    (which then inserts both rows in one statement), to ``write_recorded_events``
+    or, at the latest, to the commit; until then a query does not see the row.
     """
-    event = Event(
+    wanted = kind == WEBHOOK_TEST or await _wanted(session, tenant_id, kind, phone_number_id)
+    event = Event.model_construct(
+        id=new_id("evt"),
         tenant_id=tenant_id,
         kind=kind,
+        phone_number_id=phone_number_id,
         payload=payload,
         occurred_at=occurred_at,
-        phone_number_id=phone_number_id,
+        created_at=utcnow(),
+        dispatched_at=None if wanted else occurred_at,
     )
-    if kind != WEBHOOK_TEST and not await _wanted(session, tenant_id, kind, phone_number_id):
-        event.dispatched_at = occurred_at
-    session.add(event)
-    if flush:
-        await session.flush()
+    session.info.setdefault(_UNWRITTEN, []).append(event)
     session.info.setdefault(_RECORDED, {})[event.id] = event
+    if flush:
+        await write_recorded_events(session)
     return event
+
+
+async def write_recorded_events(session: AsyncSession) -> None:
+    """Insert the events recorded with ``flush=False`` and not written yet, in one statement."""
+    rows = _take_unwritten(session.info)
+    if rows:
+        await session.execute(_INSERT_EVENTS, rows)
+
+
+def _take_unwritten(info: dict[str, Any]) -> list[dict[str, Any]]:
+    events: list[Event] = info.pop(_UNWRITTEN, None) or []
+    return [_row(event) for event in events]
+
+
+def _row(event: Event) -> dict[str, Any]:
+    return {
+        "id": event.id,
+        "tenant_id": event.tenant_id,
+        "kind": event.kind,
+        "phone_number_id": event.phone_number_id,
+        "payload": event.payload,
+        "occurred_at": event.occurred_at,
+        "created_at": event.created_at,
+        "dispatched_at": event.dispatched_at,
+    }
+
+
+@sa_event.listens_for(Session, "before_commit")
+def _write_before_commit(session: Session) -> None:
+    """A row recorded with ``flush=False`` and not written since goes in with the commit, never lost.
+
+    The AsyncSession's commit runs the sync session's in a greenlet, so the statement runs here.
+    """
+    rows = _take_unwritten(session.info)
+    if rows:
+        session.execute(_INSERT_EVENTS, rows)
+
+
+@sa_event.listens_for(Session, "after_soft_rollback")
+def _forget_on_rollback(session: Session, previous_transaction: Any) -> None:
+    """A rolled-back transaction's events were never stored: neither written later nor planned.
+
+    The service opens no savepoints; a savepoint's rollback leaves the lists as they are.
+    """
+    if previous_transaction.nested:
+        return
+    session.info.pop(_UNWRITTEN, None)
+    session.info.pop(_RECORDED, None)
 
 
 def recorded_here(session: AsyncSession, event_id: str) -> Event | None:

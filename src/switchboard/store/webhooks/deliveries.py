@@ -23,7 +23,7 @@ from sqlmodel import col, select
 from switchboard.domain.events import WEBHOOK_TEST
 from switchboard.models.base import new_id
 from switchboard.models.events import Event, WebhookAttempt, WebhookDelivery, WebhookEndpoint
-from switchboard.store.events import recorded_here
+from switchboard.store.events import recorded_here, write_recorded_events
 from switchboard.store.tables import table_of
 from switchboard.store.webhooks.active import ActiveWebhook, active_webhooks
 
@@ -74,6 +74,7 @@ async def plan_recorded_deliveries(
     """
     if not event_ids:
         return []
+    await write_recorded_events(session)  # the deliveries' rows refer to them
     event_ids = list(dict.fromkeys(event_ids))  # each event once, in the order given
     held: dict[str, Event | None] = {event_id: recorded_here(session, event_id) for event_id in event_ids}
     missing = [event_id for event_id, event in held.items() if event is None]
