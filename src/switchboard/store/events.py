@@ -2,8 +2,9 @@
 
 An event's row goes in as a Core INSERT of its values, not through the ORM's unit of work: every
 inbound item, send outcome and agent event writes one, and the ORM's object and flush cost about
-twice the statement (docs/operations.md, "Where the time goes"). The ``Event`` handed back is a
-detached copy of the row (``model_construct``) that no session tracks: the callers only read it.
+twice the statement (docs/operations.md, the round "an event's row is one statement"). The
+``Event`` handed back is a detached copy of the row (``model_construct``) that no session tracks:
+the callers only read it.
 """
 
 from __future__ import annotations
