@@ -19,7 +19,6 @@ from sqlalchemy.orm import Session
 from sqlmodel import col, select
 
 from switchboard.domain.events import WEBHOOK_TEST
-from switchboard.models.base import new_id, utcnow
 from switchboard.models.events import Event
 from switchboard.store.webhooks.active import active_webhooks
 
@@ -54,14 +53,13 @@ async def record_event(
     or, at the latest, to the commit; until then a query does not see the row.
     """
     wanted = kind == WEBHOOK_TEST or await _wanted(session, tenant_id, kind, phone_number_id)
+    # The model's own defaults fill in the id and created_at.
     event = Event.model_construct(
-        id=new_id("evt"),
         tenant_id=tenant_id,
         kind=kind,
         phone_number_id=phone_number_id,
         payload=payload,
         occurred_at=occurred_at,
-        created_at=utcnow(),
         dispatched_at=None if wanted else occurred_at,
     )
     session.info.setdefault(_UNWRITTEN, []).append(event)
@@ -79,21 +77,9 @@ async def write_recorded_events(session: AsyncSession) -> None:
 
 
 def _take_unwritten(info: dict[str, Any]) -> list[dict[str, Any]]:
+    """The waiting events' rows (every column, from the model), no longer waiting."""
     events: list[Event] = info.pop(_UNWRITTEN, None) or []
-    return [_row(event) for event in events]
-
-
-def _row(event: Event) -> dict[str, Any]:
-    return {
-        "id": event.id,
-        "tenant_id": event.tenant_id,
-        "kind": event.kind,
-        "phone_number_id": event.phone_number_id,
-        "payload": event.payload,
-        "occurred_at": event.occurred_at,
-        "created_at": event.created_at,
-        "dispatched_at": event.dispatched_at,
-    }
+    return [event.model_dump() for event in events]
 
 
 @sa_event.listens_for(Session, "before_commit")
