@@ -14,11 +14,11 @@ message it already stored instead of sending twice.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from temporalio.client import Client
 
 from switchboard.activities.send_input import send_input_for, tier_rates
@@ -175,13 +175,36 @@ async def create_send(
     ctx: SendContext,
     temporal: Client | None = None,
     facts: messages.PhoneFacts | None = None,
+    autocommit: AsyncEngine | None = None,
 ) -> SendInput:
     """Check, store the message as queued and return the send workflow's input (ServiceError if refused).
 
     A ``conversation.created`` raised by a first contact is dispatched after the
     commit when ``temporal`` is given, else left to the outbox sweeper. ``facts``
-    read with the number (``messages.sending_phone``) spare the transaction their reads.
+    read with the number (``messages.sending_phone``) spare the transaction their reads;
+    when they hold the recipient's conversation and the send writes nothing but its
+    message (``_stored_alone``), the message is one INSERT on ``autocommit``, with no
+    transaction around it.
     """
+    if autocommit is not None and facts is not None and _stored_alone(send, ctx, facts):
+        assert facts.conversation is not None and facts.queued is not None  # _stored_alone checked them
+        refuse_if_paused(facts.customer_paused)
+        _refuse_if_queue_full(facts.queued, settings)
+        message = Message.model_construct(
+            **_queued_values(
+                send,
+                phone,
+                ctx,
+                tenant_id=tenant_id,
+                conversation_id=facts.conversation.id,
+                contact_id=facts.conversation.contact_id,
+                rendered=None,
+            )
+        )
+        # On SQLite, the message's INSERT takes its turn with the process's other writers.
+        async with write_turn(autocommit), autocommit.connect() as connection:
+            await messages.store_queued(connection, message)
+        return _input(message, send, phone, settings)
     for attempt in range(2):
         try:
             # On SQLite, the message's transaction takes turns with the process's other writers.
@@ -207,6 +230,35 @@ async def create_send(
     return _input(message, send, phone, settings)
 
 
+def _stored_alone(send: SendRequest, ctx: SendContext, facts: messages.PhoneFacts) -> bool:
+    """Whether a send's message is all it writes, and nothing it checks needs another read.
+
+    Its recipient's conversation is known (no contact, conversation or ``conversation.created`` to
+    write), it holds no Idempotency-Key (whose hold commits with the message), it is no template
+    (whose row, variables and business-initiated tier are read in the transaction), and it neither
+    names its message id (an agent reply finding the message a retried activity stored) nor its
+    conversation.
+    """
+    return (
+        facts.conversation is not None
+        and facts.queued is not None
+        and send.type != "template"
+        and ctx.idempotency_key is None
+        and ctx.message_id is None
+        and ctx.conversation_id is None
+    )
+
+
+def _refuse_if_queue_full(queued: int, settings: Settings) -> None:
+    """429 when more sends than the phone's queue limit wait (the limit-th may still queue)."""
+    if queued > settings.send_queue_limit:
+        raise RateLimited(
+            f"more than {settings.send_queue_limit} messages are waiting on this phone number",
+            retry_after_seconds=5,
+            code="too_many_requests",
+        )
+
+
 async def _store(
     session: AsyncSession,
     settings: Settings,
@@ -224,13 +276,7 @@ async def _store(
     queued = facts.queued if facts is not None else None  # None: not read with the number (sandbox facts)
     if queued is None:
         queued = await messages.queued_count(session, phone.phone_number_id)
-    # The spec refuses when more than the limit wait, so the limit-th message may still queue.
-    if queued > settings.send_queue_limit:
-        raise RateLimited(
-            f"more than {settings.send_queue_limit} messages are waiting on this phone number",
-            retry_after_seconds=5,
-            code="too_many_requests",
-        )
+    _refuse_if_queue_full(queued, settings)
     to_phone = canonical_phone(send.to) if send.to else None
     bsuid = None if to_phone else send.recipient
     now = utcnow()
@@ -245,36 +291,63 @@ async def _store(
     if conversation is None:
         filed = await recipients.file_send(session, phone, to_phone=to_phone, bsuid=bsuid)
         conversation, event_ids = filed.conversation, filed.event_ids
-    message = Message(
-        id=ctx.message_id or new_id("msg", at=now),
+    values = _queued_values(
+        send,
+        phone,
+        ctx,
         tenant_id=tenant_id,
-        phone_number_id=phone.phone_number_id,
-        direction="outbound",
-        message_type=send.type,
-        status=QUEUED,
-        to_phone=to_phone,
-        from_phone=business_phone(phone),
-        sent_by=ctx.sent_by,
-        recipient_bsuid=bsuid,
-        contact_id=conversation.contact_id,
         conversation_id=conversation.id,
-        source=ctx.source,
-        payload=send.model_dump(mode="json", exclude_none=True),
-        content=content_summary(send, rendered),
-        has_media=send.type in MEDIA_TYPES,
-        rendered_body=rendered,
-        retry_of_message_id=ctx.retry_of_message_id,
-        idempotency_key=ctx.idempotency_key,
-        created_at=now,
-        occurred_at=now,
-        status_updated_at=now,
+        contact_id=conversation.contact_id,
+        rendered=rendered,
+        now=now,
     )
+    message = Message(**values)
     session.add(message)
     if ctx.idempotency_key is not None:
         await idempotency.hold(
             session, tenant_id=tenant_id, key=ctx.idempotency_key, until=now + WORKFLOW_LOCK
         )
     return message, event_ids
+
+
+def _queued_values(
+    send: SendRequest,
+    phone: PhoneNumber,
+    ctx: SendContext,
+    *,
+    tenant_id: str,
+    conversation_id: str,
+    contact_id: str,
+    rendered: str | None,
+    now: datetime | None = None,
+) -> dict[str, Any]:
+    """The columns of a send's message as it is stored, ``queued``."""
+    now = now or utcnow()
+    to_phone = canonical_phone(send.to) if send.to else None
+    return {
+        "id": ctx.message_id or new_id("msg", at=now),
+        "tenant_id": tenant_id,
+        "phone_number_id": phone.phone_number_id,
+        "direction": "outbound",
+        "message_type": send.type,
+        "status": QUEUED,
+        "to_phone": to_phone,
+        "from_phone": business_phone(phone),
+        "sent_by": ctx.sent_by,
+        "recipient_bsuid": None if to_phone else send.recipient,
+        "contact_id": contact_id,
+        "conversation_id": conversation_id,
+        "source": ctx.source,
+        "payload": send.model_dump(mode="json", exclude_none=True),
+        "content": content_summary(send, rendered),
+        "has_media": send.type in MEDIA_TYPES,
+        "rendered_body": rendered,
+        "retry_of_message_id": ctx.retry_of_message_id,
+        "idempotency_key": ctx.idempotency_key,
+        "created_at": now,
+        "occurred_at": now,
+        "status_updated_at": now,
+    }
 
 
 def _input(message: Message, send: SendRequest, phone: PhoneNumber, settings: Settings) -> SendInput:

@@ -83,11 +83,19 @@ async def submit(state: AppState, who: Principal, raw: Any, ctx: SendContext) ->
     scope = idempotency.scope(who.tenant_id, sandbox=who.is_sandbox)
     key = ctx.idempotency_key
     # One read by the number's key, every send's first (a sandbox send's only one; a live send's queue
-    # count is bounded by SEND_QUEUE_LIMIT), on a bare connection: on SQLite it runs on the event loop.
+    # count is bounded by SEND_QUEUE_LIMIT, and its recipient's conversation is read with it), on a bare
+    # connection: on SQLite it runs on the event loop.
+    live = not who.is_sandbox
+    to_phone = canonical_phone(send.to) if live and send.to else None
     async with state.autocommit_engine.connect() as connection:
         with reads_on_loop(state.autocommit_engine):
             phone, facts = await messages.sending_phone(
-                connection, who.tenant_id, send.phone_number_id, count_queued=not who.is_sandbox
+                connection,
+                who.tenant_id,
+                send.phone_number_id,
+                count_queued=live,
+                to_phone=to_phone,
+                bsuid=send.recipient if live and not to_phone else None,
             )
     if who.is_sandbox and key is None:
         # Nothing to claim or replay.
@@ -109,6 +117,7 @@ async def submit(state: AppState, who: Principal, raw: Any, ctx: SendContext) ->
             ctx=ctx,
             temporal=state.temporal,
             facts=facts,
+            autocommit=state.autocommit_engine,
         )
     except Exception:
         # Refused or broken before anything was stored: nobody else will ever free the key.

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from functools import cache
 from typing import Any, cast
 
-from sqlalchemy import and_, bindparam, func, or_, update
+from sqlalchemy import and_, bindparam, func, insert, or_, update
 from sqlalchemy import select as select_columns
 from sqlalchemy.engine import CursorResult, Row
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
@@ -39,7 +39,7 @@ _SANDBOX_PHONE = (
     .where(_phones.c.phone_number_id == bindparam("phone_number_id"))
 )
 # ... and how many sends wait on it, counted on ix_messages_phone_status.
-_LIVE_PHONE = _SANDBOX_PHONE.add_columns(
+_QUEUED = (
     select_columns(func.count())
     .select_from(_messages)
     .where(_messages.c.phone_number_id == _phones.c.phone_number_id, _messages.c.status == QUEUED)
@@ -47,6 +47,42 @@ _LIVE_PHONE = _SANDBOX_PHONE.add_columns(
     .scalar_subquery()
     .label("queued")
 )
+_LIVE_PHONE = _SANDBOX_PHONE.add_columns(_QUEUED)
+# ... and the number's conversation with the recipient, if it has one: by any form of the phone, or by
+# the BSUID, as recipients.existing_conversation finds it.
+_conversations = Conversation.__table__  # type: ignore[attr-defined]
+
+
+def _live_phone_to(recipient_matches: Any) -> Any:
+    return (
+        select_columns(
+            _phones,
+            _customers.c.sending_paused,
+            _QUEUED,
+            _conversations.c.id.label("recipient_conversation_id"),
+            _conversations.c.contact_id.label("recipient_contact_id"),
+        )
+        .select_from(
+            _phones.outerjoin(_customers, _customers.c.id == _phones.c.customer_id).outerjoin(
+                _conversations,
+                and_(_conversations.c.phone_number_id == _phones.c.phone_number_id, recipient_matches),
+            )
+        )
+        .where(_phones.c.phone_number_id == bindparam("phone_number_id"))
+    )
+
+
+_LIVE_PHONE_TO_PHONE = _live_phone_to(_conversations.c.contact_phone.in_(bindparam("phones", expanding=True)))
+_LIVE_PHONE_TO_BSUID = _live_phone_to(_conversations.c.contact_bsuid == bindparam("bsuid"))
+_INSERT_MESSAGE = insert(_messages)
+
+
+@dataclass(frozen=True)
+class KnownConversation:
+    """The conversation a send's number already has with its recipient: where the message is filed."""
+
+    id: str
+    contact_id: str
 
 
 @dataclass(frozen=True)
@@ -54,11 +90,14 @@ class PhoneFacts:
     """What a send's checks need beside its number, read with the number in one round trip.
 
     ``queued`` (sends waiting on the number) is read for live sends only: a sandbox send never queues.
-    The checks still run where they always did; only the reads moved.
+    ``conversation`` is the number's conversation with the recipient, looked up for a live send when
+    the caller names the recipient; None when it has none (or it was not looked up). The checks still
+    run where they always did; only the reads moved.
     """
 
     customer_paused: bool
     queued: int | None = None
+    conversation: KnownConversation | None = None
 
 
 def _owned_phone(phone: PhoneNumber | None, tenant_id: str, phone_number_id: str) -> PhoneNumber:
@@ -85,7 +124,13 @@ async def phone_for_send(session: AsyncSession, tenant_id: str, phone_number_id:
 
 
 async def sending_phone(
-    db: AsyncSession | AsyncConnection, tenant_id: str, phone_number_id: str, *, count_queued: bool
+    db: AsyncSession | AsyncConnection,
+    tenant_id: str,
+    phone_number_id: str,
+    *,
+    count_queued: bool,
+    to_phone: str | None = None,
+    bsuid: str | None = None,
 ) -> tuple[PhoneNumber, PhoneFacts]:
     """``phone_for_send`` and the facts its send's checks need, in one statement.
 
@@ -94,19 +139,48 @@ async def sending_phone(
     Neither figure was ever locked, so reading them a moment earlier changes no guarantee: the queue
     limit, as before, bounds what waits, not what concurrent sends see.
 
+    A live send naming its recipient (``to_phone``, a canonical number, or else ``bsuid``) also reads
+    the number's conversation with them (``PhoneFacts.conversation``), which its transaction read by
+    itself before: nor was that read ever locked.
+
     ``db`` may be a bare connection (the API reads with one: no session to start and close). The
     number comes back as a copy that no session tracks, built from the row's columns: the send path
     only reads its attributes, and the session with its loading of the row (identity map, instance
     state) was about a third of the read's CPU (docs/operations.md, Performance).
     """
-    stmt = _LIVE_PHONE if count_queued else _SANDBOX_PHONE
-    row = (await db.execute(stmt, {"phone_number_id": phone_number_id})).first()
+    params: dict[str, Any] = {"phone_number_id": phone_number_id}
+    stmt = _SANDBOX_PHONE
+    if count_queued:
+        stmt = _LIVE_PHONE
+        if to_phone:
+            stmt, params["phones"] = _LIVE_PHONE_TO_PHONE, phone_variants(to_phone)
+        elif bsuid:
+            stmt, params["bsuid"] = _LIVE_PHONE_TO_BSUID, bsuid
+    row = (await db.execute(stmt, params)).first()
     phone = _owned_phone(_phone_of(row), tenant_id, phone_number_id)
     assert row is not None  # _owned_phone raised otherwise
+    values = row._mapping
+    conversation_id = values.get("recipient_conversation_id")
     facts = PhoneFacts(
-        customer_paused=bool(row.sending_paused), queued=int(row.queued) if count_queued else None
+        customer_paused=bool(row.sending_paused),
+        queued=int(row.queued) if count_queued else None,
+        conversation=(
+            KnownConversation(id=conversation_id, contact_id=values["recipient_contact_id"])
+            if conversation_id is not None
+            else None
+        ),
     )
     return phone, facts
+
+
+async def store_queued(connection: AsyncConnection, message: Message) -> None:
+    """Insert a queued send's message by itself: one statement, atomic with no transaction around it.
+
+    For a send whose conversation exists (``PhoneFacts.conversation``) and that writes nothing else:
+    no contact, conversation, event or idempotency key goes with it. Its transaction was three more
+    round trips (BEGIN, the conversation's read, COMMIT) and a session's flush of one row.
+    """
+    await connection.execute(_INSERT_MESSAGE, message.model_dump())
 
 
 def _phone_of(row: Row[Any] | None) -> PhoneNumber | None:
