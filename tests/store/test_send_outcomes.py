@@ -7,7 +7,9 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from sqlalchemy import event as sa_event
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.orm.exc import UnmappedInstanceError
 
 from switchboard.activities.sends import OutcomeRecorder
 from switchboard.domain.message_status import FAILED, FAILED_TRANSIENT, QUEUED, RECEIVED, SENT
@@ -78,7 +80,7 @@ async def _settle(sessions, **outcome) -> tuple[bool, Message]:  # type: ignore[
     async with unit_of_work(sessions) as session:
         message, conversation, contact = await messages.send_with_context(session, "msg_out")
         assert (conversation.id, contact.id) == ("conv_a", "ct_a")
-        settled = await messages.settle_send(session, message, now=utcnow(), **outcome)
+        settled, message = await messages.settle_send(session, message, now=utcnow(), **outcome)
     return settled, message
 
 
@@ -110,8 +112,10 @@ async def test_a_late_send_leaves_the_pointer_on_a_newer_message(sessions):
         conversations.note_inbound_message(conversation, inbound)
     async with unit_of_work(sessions) as session:
         message, conversation, _ = await messages.send_with_context(session, "msg_out")
-        await messages.settle_send(session, message, now=utcnow(), wa_message_id="wamid.LATE")
-        conversations.note_sent_message(conversation, message, now=utcnow())
+        _, message = await messages.settle_send(session, message, now=utcnow(), wa_message_id="wamid.LATE")
+        left = await conversations.note_sent_message(session, conversation, message, now=utcnow())
+    # The copy it answers (the event's facts) says what the row says.
+    assert (left.last_message_id, left.last_message_at) == ("msg_in", newer)
     async with sessions() as session:
         conversation = await session.get(Conversation, "conv_a")
         assert (conversation.last_message_id, conversation.last_message_at) == ("msg_in", newer)
@@ -120,8 +124,9 @@ async def test_a_late_send_leaves_the_pointer_on_a_newer_message(sessions):
 async def test_a_send_newer_than_the_last_message_moves_the_pointer(sessions):
     async with unit_of_work(sessions) as session:
         message, conversation, _ = await messages.send_with_context(session, "msg_out")
-        await messages.settle_send(session, message, now=utcnow(), wa_message_id="wamid.ONE")
-        conversations.note_sent_message(conversation, message, now=utcnow())
+        _, message = await messages.settle_send(session, message, now=utcnow(), wa_message_id="wamid.ONE")
+        left = await conversations.note_sent_message(session, conversation, message, now=utcnow())
+    assert (left.last_message_id, left.last_message_at) == ("msg_out", T0)
     async with sessions() as session:
         conversation = await session.get(Conversation, "conv_a")
         assert (conversation.last_message_id, conversation.last_message_at) == ("msg_out", T0)
@@ -135,8 +140,11 @@ async def test_of_two_writers_that_both_read_it_queued_only_the_first_settles_it
         assert stale.status == QUEUED
         async with unit_of_work(sessions) as first:
             message, _, _ = await messages.send_with_context(first, "msg_out")
-            assert await messages.settle_send(first, message, now=utcnow(), failure=REFUSED, transient=True)
-        settled = await messages.settle_send(late, stale, now=utcnow(), wa_message_id="wamid.LATE")
+            settled, _ = await messages.settle_send(
+                first, message, now=utcnow(), failure=REFUSED, transient=True
+            )
+            assert settled
+        settled, stale = await messages.settle_send(late, stale, now=utcnow(), wa_message_id="wamid.LATE")
         # The loser changed nothing and now sees the row as stored.
         assert not settled
         assert (stale.status, stale.wa_message_id) == (FAILED_TRANSIENT, None)
@@ -178,3 +186,53 @@ async def test_on_sqlite_a_send_outcome_is_recorded_in_the_write_turn_without_a_
     assert hops == []
     async with unit_of_work(sessions) as session:
         assert (await session.get(Message, "msg_out")).status == SENT
+
+
+async def test_a_recorded_send_is_its_statements_alone_and_its_copies_are_untracked(sessions):
+    """The message, conversation and contact come as one read of columns; no session flush writes them."""
+    engine = sessions.kw["bind"]
+    ran: list[str] = []
+
+    def note(conn, cursor, statement, parameters, context, executemany):  # type: ignore[no-untyped-def]
+        ran.append(f"{statement.split()[0].lower()} {_table_of(statement)}")
+
+    sa_event.listen(engine.sync_engine, "before_cursor_execute", note)
+    async with unit_of_work(sessions) as session:
+        message, conversation, contact = await messages.send_with_context(session, "msg_out")
+        assert contact is not None and contact.phone == "14155550100"
+        settled, message = await messages.settle_send(session, message, now=utcnow(), wa_message_id="wamid.C")
+        conversation = await conversations.note_sent_message(session, conversation, message, now=utcnow())
+        assert session.identity_map.keys() == set()
+        # An untracked copy cannot be added: it would insert the row a second time.
+        with pytest.raises(UnmappedInstanceError):
+            session.add(message)
+    sa_event.remove(engine.sync_engine, "before_cursor_execute", note)
+    assert ran == ["select messages", "update messages", "update conversations"]
+    assert settled and (message.status, message.wa_message_id) == (SENT, "wamid.C")
+    assert (conversation.last_message_id, conversation.last_message_at) == ("msg_out", T0)
+    async with sessions() as session:
+        stored = await session.get(Conversation, "conv_a")
+        assert stored.model_dump() == conversation.model_dump()
+
+
+async def test_a_send_recorded_from_a_stale_read_does_not_move_the_pointer_back(sessions):
+    """Read before an inbound message was filed, written after: the UPDATE compares with the row, not the read."""
+    newer = T0 + timedelta(hours=1)
+    async with unit_of_work(sessions) as late:
+        message, conversation, _ = await messages.send_with_context(late, "msg_out")
+        assert conversation.last_message_id is None
+        async with unit_of_work(sessions) as inbound:
+            arrived = _message("msg_in", direction="inbound", status=RECEIVED, at=newer)
+            inbound.add(arrived)
+            conversations.note_inbound_message(await inbound.get(Conversation, "conv_a"), arrived)
+        _, message = await messages.settle_send(late, message, now=utcnow(), wa_message_id="wamid.S")
+        await conversations.note_sent_message(late, conversation, message, now=utcnow())
+    async with sessions() as session:
+        stored = await session.get(Conversation, "conv_a")
+        assert (stored.last_message_id, stored.last_message_at) == ("msg_in", newer)
+
+
+def _table_of(statement: str) -> str:
+    words = statement.replace('"', "").split()
+    after = {"select": "from", "update": "update"}[words[0].lower()]
+    return words[[w.lower() for w in words].index(after) + 1].split(".")[0]

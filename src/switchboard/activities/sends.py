@@ -93,7 +93,7 @@ class OutcomeRecorder:
             read_webhooks_once(session)
             message, conversation, contact = await messages.send_with_context(session, outcome.message_id)
             now = utcnow()
-            settled = await messages.settle_send(
+            settled, message = await messages.settle_send(
                 session,
                 message,
                 now=now,
@@ -112,7 +112,7 @@ class OutcomeRecorder:
                 )
                 event_ids.extend(mute_events)
             if conversation is not None and outcome.failure is None:
-                conversations.note_sent_message(conversation, message, now=now)
+                conversation = await conversations.note_sent_message(session, conversation, message, now=now)
             kind = MESSAGE_SENT if outcome.failure is None else MESSAGE_FAILED
             facts = message_facts(
                 message,

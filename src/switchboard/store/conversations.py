@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Select, bindparam, func, or_, select, update
+from sqlalchemy import Select, bindparam, case, func, or_, select, update
 from sqlalchemy.engine import CursorResult
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import col
@@ -29,7 +29,22 @@ from switchboard.models.base import utcnow
 from switchboard.models.messaging import Contact, Conversation, Message
 from switchboard.models.tenancy import PhoneNumber
 from switchboard.store.scoping import owned
+from switchboard.store.untracked import updated_copy
 
+_conversations = Conversation.__table__  # type: ignore[attr-defined]
+# A send's move of the last-message pointer, only forward; every SET reads the row as it was.
+_SENT_IS_NEWEST = or_(
+    _conversations.c.last_message_at.is_(None), _conversations.c.last_message_at <= bindparam("sent_at")
+)
+_NOTE_SENT = (
+    update(_conversations)
+    .where(_conversations.c.id == bindparam("of_id"))
+    .values(
+        last_message_id=case((_SENT_IS_NEWEST, bindparam("sent_id")), else_=_conversations.c.last_message_id),
+        last_message_at=case((_SENT_IS_NEWEST, bindparam("sent_at")), else_=_conversations.c.last_message_at),
+        updated_at=bindparam("now"),
+    )
+)
 # Built once (every inbound message runs it): constructing a statement costs more CPU than running it.
 _OF_CONTACT_LOCKED = (
     select(Conversation)
@@ -171,10 +186,25 @@ def note_other_message(conversation: Conversation, message: Message) -> None:
     conversation.updated_at = utcnow()
 
 
-def note_sent_message(conversation: Conversation, message: Message, *, now: datetime) -> None:
-    """A send the upstream accepted: only the last-message pointer moves, and only forward."""
-    _note_last_message(conversation, message)
-    conversation.updated_at = now
+async def note_sent_message(
+    session: AsyncSession, conversation: Conversation, message: Message, *, now: datetime
+) -> Conversation:
+    """A send the upstream accepted: only the last-message pointer moves, and only forward.
+
+    One UPDATE that moves the pointer only if the send is not older than the stored last message, so a
+    message filed meanwhile by another writer is never moved back. ``conversation`` is an untracked
+    copy (``messages.send_with_context``); the conversation as the send leaves it comes back, for the
+    event's facts.
+    """
+    await session.execute(
+        _NOTE_SENT,
+        {"of_id": conversation.id, "sent_id": message.id, "sent_at": message.occurred_at, "now": now},
+    )
+    values: dict[str, Any] = {"updated_at": now}
+    last = conversation.last_message_at
+    if last is None or message.occurred_at >= last:
+        values |= {"last_message_at": message.occurred_at, "last_message_id": message.id}
+    return updated_copy(conversation, values)
 
 
 async def backfill_contact_phone(session: AsyncSession, *, contact_id: str, phone: str) -> None:
