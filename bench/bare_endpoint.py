@@ -14,6 +14,7 @@ Run: .venv/bin/python bench/bare_endpoint.py --port N [--workers N]   (127.0.0.1
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 import uvicorn
@@ -36,16 +37,14 @@ app = bare_app()
 
 
 def serve(port: int, workers: int) -> None:
-    """uvicorn as `switchboard api` runs it: the app object for one worker, its import string for more."""
+    """As `switchboard api` serves: the app object for one worker; for more, its import string, each
+    worker on a listening socket of its own (switchboard/api/workers.py)."""
     if workers > 1:
-        uvicorn.run(
-            "bare_endpoint:app",
-            app_dir=str(Path(__file__).parent),
-            host="127.0.0.1",
-            port=port,
-            workers=workers,
-            log_level="warning",
-        )
+        from switchboard.api.workers import serve as serve_workers
+
+        # The workers import this module by name: spawned processes start with this sys.path.
+        sys.path.insert(0, str(Path(__file__).parent))
+        serve_workers("bare_endpoint:app", host="127.0.0.1", port=port, workers=workers)
     else:
         uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 

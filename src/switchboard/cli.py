@@ -55,7 +55,10 @@ def api(host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
     """Run the HTTP API."""
     settings = cli_settings()
     if workers > 1:
-        uvicorn.run("switchboard.api.asgi:app", host=host, port=port, workers=workers, log_level="warning")
+        from switchboard.api.workers import serve
+
+        # One listening socket per process, so the kernel spreads connections over them (api/workers.py).
+        serve("switchboard.api.asgi:app", host=host, port=port, workers=workers)
         return
     from switchboard.api.app import create_app
     from switchboard.heap import freeze_startup_heap
