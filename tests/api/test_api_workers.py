@@ -20,7 +20,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from switchboard.api.workers import SpreadMultiprocess, reuse_port_socket
+from switchboard.api.workers import SpreadMultiprocess, reuse_port_socket, worker_sockets
 from tests.support.http_server import free_port
 
 CONNECTIONS = 32
@@ -183,3 +183,18 @@ def test_a_port_another_program_holds_is_refused():
             reuse_port_socket("127.0.0.1", holder.getsockname()[1], backlog=16)
     finally:
         holder.close()
+
+
+def test_a_port_a_running_api_holds_is_refused_to_a_second_one():
+    """Its sockets share the port among themselves; a second API on the port fails instead of joining them."""
+    port = free_port()
+    running = worker_sockets("127.0.0.1", port, workers=2, backlog=16)
+    try:
+        with pytest.raises(OSError):
+            worker_sockets("127.0.0.1", port, workers=2, backlog=16)
+    finally:
+        for sock in running:
+            sock.close()
+    # Released, the port is free again.
+    for sock in worker_sockets("127.0.0.1", port, workers=2, backlog=16):
+        sock.close()

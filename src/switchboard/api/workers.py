@@ -10,7 +10,7 @@ connections over the sockets by their addresses.
 
 The supervisor is uvicorn's (``Multiprocess``: health checks, signals, replacing a dead worker); only
 which sockets a worker gets differs. The parent binds every socket before the first worker starts (a
-port in use fails at once) and keeps them open: a worker that dies is replaced on its own socket, so
+port in use, by anything, fails at once: ``worker_sockets``) and keeps them open: a worker that dies is replaced on its own socket, so
 the connections the kernel queued there meanwhile are served, not refused. A worker added by SIGTTIN
 serves every socket, which is correct but undoes the spread until the next restart.
 """
@@ -23,6 +23,29 @@ from uvicorn import Config
 from uvicorn.config import STARTUP_FAILURE
 from uvicorn.supervisors.multiprocess import Multiprocess, Process
 from uvicorn.supervisors.multiprocess import logger as uvicorn_logger
+
+
+def worker_sockets(host: str, port: int, *, workers: int, backlog: int) -> list[socket.socket]:
+    """One listening socket per worker on ``host:port``; OSError if anything holds the port already.
+
+    SO_REUSEPORT would let these sockets join the sockets of another process of this user that asked
+    for it too (a second ``switchboard api --workers N`` on the same port), which would then take a
+    share of the connections. So the port is first bound without it, which fails while any socket
+    holds the port, and released just before the workers' sockets take it.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind((host, port))
+    sockets: list[socket.socket] = []
+    try:
+        for _ in range(workers):
+            sockets.append(reuse_port_socket(host, port, backlog=backlog))
+    except OSError:
+        for sock in sockets:
+            sock.close()
+        raise
+    return sockets
 
 
 def reuse_port_socket(host: str, port: int, *, backlog: int) -> socket.socket:
@@ -106,7 +129,7 @@ class SpreadMultiprocess(Multiprocess):
 def serve(app: str, *, host: str, port: int, workers: int, log_level: str = "warning") -> None:
     """Serve the ASGI app at import path ``app`` with ``workers`` processes, one listening socket each."""
     config = Config(app, host=host, port=port, workers=workers, log_level=log_level)
-    sockets = [reuse_port_socket(host, port, backlog=config.backlog) for _ in range(workers)]
+    sockets = worker_sockets(host, port, workers=workers, backlog=config.backlog)
     try:
         SpreadMultiprocess(config, sockets).run()
     except KeyboardInterrupt:
