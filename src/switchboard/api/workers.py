@@ -10,9 +10,10 @@ connections over the sockets by their addresses.
 
 The supervisor is uvicorn's (``Multiprocess``: health checks, signals, replacing a dead worker); only
 which sockets a worker gets differs. The parent binds every socket before the first worker starts (a
-port in use, by anything, fails at once: ``worker_sockets``) and keeps them open: a worker that dies is replaced on its own socket, so
-the connections the kernel queued there meanwhile are served, not refused. A worker added by SIGTTIN
-serves every socket, which is correct but undoes the spread until the next restart.
+port that anything holds already fails at once: ``worker_sockets``) and keeps them open: a worker that
+dies is replaced on its own socket, so the connections the kernel queued there meanwhile are served,
+not refused. A worker added by SIGTTIN serves every socket, which is correct but undoes the spread
+until the next restart.
 """
 
 from __future__ import annotations
