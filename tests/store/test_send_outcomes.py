@@ -226,7 +226,9 @@ async def test_a_send_recorded_from_a_stale_read_does_not_move_the_pointer_back(
             inbound.add(arrived)
             conversations.note_inbound_message(await inbound.get(Conversation, "conv_a"), arrived)
         _, message = await messages.settle_send(late, message, now=utcnow(), wa_message_id="wamid.S")
-        await conversations.note_sent_message(late, conversation, message, now=utcnow())
+        left = await conversations.note_sent_message(late, conversation, message, now=utcnow())
+    # The copy the event's facts come from says what the row says, not what the stale read implied.
+    assert (left.last_message_id, left.last_message_at) == ("msg_in", newer)
     async with sessions() as session:
         stored = await session.get(Conversation, "conv_a")
         assert (stored.last_message_id, stored.last_message_at) == ("msg_in", newer)

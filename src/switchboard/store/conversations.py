@@ -44,6 +44,7 @@ _NOTE_SENT = (
         last_message_at=case((_SENT_IS_NEWEST, bindparam("sent_at")), else_=_conversations.c.last_message_at),
         updated_at=bindparam("now"),
     )
+    .returning(_conversations.c.last_message_id, _conversations.c.last_message_at)
 )
 # Built once (every inbound message runs it): constructing a statement costs more CPU than running it.
 _OF_CONTACT_LOCKED = (
@@ -193,18 +194,16 @@ async def note_sent_message(
 
     One UPDATE that moves the pointer only if the send is not older than the stored last message, so a
     message filed meanwhile by another writer is never moved back. ``conversation`` is an untracked
-    copy (``messages.send_with_context``); the conversation as the send leaves it comes back, for the
-    event's facts.
+    copy (``messages.send_with_context``); the conversation as the send leaves it comes back, its
+    pointer as the row holds it (RETURNING), for the event's facts.
     """
-    await session.execute(
-        _NOTE_SENT,
-        {"of_id": conversation.id, "sent_id": message.id, "sent_at": message.occurred_at, "now": now},
-    )
-    values: dict[str, Any] = {"updated_at": now}
-    last = conversation.last_message_at
-    if last is None or message.occurred_at >= last:
-        values |= {"last_message_at": message.occurred_at, "last_message_id": message.id}
-    return updated_copy(conversation, values)
+    stored = (
+        await session.execute(
+            _NOTE_SENT,
+            {"of_id": conversation.id, "sent_id": message.id, "sent_at": message.occurred_at, "now": now},
+        )
+    ).one()
+    return updated_copy(conversation, {**stored._mapping, "updated_at": now})
 
 
 async def backfill_contact_phone(session: AsyncSession, *, contact_id: str, phone: str) -> None:
