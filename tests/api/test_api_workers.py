@@ -12,7 +12,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +21,7 @@ import pytest
 
 from switchboard.api.workers import SpreadMultiprocess, reuse_port_socket, worker_sockets
 from tests.support.http_server import free_port
+from tests.support.processes import spawn_api
 
 CONNECTIONS = 32
 
@@ -72,19 +72,7 @@ def _connections_by_process(parent: int, port: int) -> Counter[int]:
 @pytest.fixture
 def api(settings) -> Iterator[tuple[subprocess.Popen[bytes], int]]:  # type: ignore[no-untyped-def]
     port = free_port()
-    env = {
-        **os.environ,
-        "DATABASE_URL": settings.database_url,
-        "TEMPORAL_ADDRESS": settings.temporal_address,
-        "SWITCHBOARD_ADMIN_KEY": settings.switchboard_admin_key,
-        "SWITCHBOARD_SECRETS_KEY": settings.switchboard_secrets_key,
-        "SWITCHBOARD_ENV": "test",
-        "LOG_LEVEL": "WARNING",
-    }
-    command = [sys.executable, "-m", "switchboard.cli", "api", "--host", "127.0.0.1", "--port", str(port)]
-    process = subprocess.Popen(
-        [*command, "--workers", "2"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
+    process = spawn_api(settings, port, workers=2)
     try:
         yield process, port
     finally:

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import os
-import subprocess
-import sys
 import time
 
 import httpx
 
 from tests.conftest import ADMIN_KEY
 from tests.support.http_server import free_port
+from tests.support.processes import spawn_api
 from tests.support.tenants import TenantFixture
 
 ADMIN = {"X-Admin-Key": ADMIN_KEY}
@@ -138,24 +136,6 @@ async def test_daily_limit_answers_429_until_midnight(app_client: httpx.AsyncCli
     assert int(limited.headers["X-RateLimit-Reset"]) % 86_400 == 0
 
 
-def _spawn_api(settings, port: int) -> subprocess.Popen[bytes]:
-    env = {
-        **os.environ,
-        "DATABASE_URL": settings.database_url,
-        "TEMPORAL_ADDRESS": settings.temporal_address,
-        "SWITCHBOARD_ADMIN_KEY": settings.switchboard_admin_key,
-        "SWITCHBOARD_SECRETS_KEY": settings.switchboard_secrets_key,
-        "SWITCHBOARD_ENV": "test",
-        "LOG_LEVEL": "WARNING",
-    }
-    return subprocess.Popen(
-        [sys.executable, "-m", "switchboard.cli", "api", "--host", "127.0.0.1", "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-
-
 async def _wait_up(base: str) -> None:
     async with httpx.AsyncClient() as client:
         for _ in range(200):
@@ -172,7 +152,7 @@ async def test_two_api_processes_share_one_limit(
 ):
     await _enterprise(app_client, tenant, rate_limit_per_second=5)
     ports = [free_port(), free_port()]
-    procs = [_spawn_api(settings, port) for port in ports]
+    procs = [spawn_api(settings, port) for port in ports]
     try:
         bases = [f"http://127.0.0.1:{port}" for port in ports]
         await asyncio.gather(*(_wait_up(b) for b in bases))

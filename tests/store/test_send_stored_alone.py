@@ -80,9 +80,24 @@ async def _read(engine: AsyncEngine, tenant, **recipient):  # type: ignore[no-un
         )
 
 
-def _text(to: str = PHONE, **more):  # type: ignore[no-untyped-def]
+def _text(tenant):  # type: ignore[no-untyped-def]
     return parse_send_request(
-        {"phone_number_id": more.pop("phone_number_id"), "to": to, "type": "text", "text": {"body": "hi"}}
+        {"phone_number_id": tenant.phone_number_id, "to": PHONE, "type": "text", "text": {"body": "hi"}}
+    )
+
+
+async def _create(engines, settings, tenant, phone, facts, *, ctx=None, alone=True):  # type: ignore[no-untyped-def]
+    """``create_send`` of a text to PHONE; ``alone`` offers it the autocommit engine, as the API does."""
+    main, autocommit = engines
+    return await create_send(
+        session_factory(main),
+        settings,
+        tenant_id=tenant.id,
+        send=_text(tenant),
+        phone=phone,
+        ctx=ctx or SendContext(),
+        facts=facts,
+        autocommit=autocommit if alone else None,
     )
 
 
@@ -127,25 +142,13 @@ async def test_a_send_to_a_known_recipient_is_one_insert_and_stores_what_a_trans
     main, autocommit = engines
     conversation = await _talks_to(main, tenant)
     sessions = session_factory(main)
-    send = _text(phone_number_id=tenant.phone_number_id)
     phone, facts = await _read(autocommit, tenant, to_phone=PHONE)
     ran, ran_in_transactions = _counted(autocommit), _counted(main, transactions=True)
-    alone = await create_send(
-        sessions,
-        settings,
-        tenant_id=tenant.id,
-        send=send,
-        phone=phone,
-        ctx=SendContext(),
-        facts=facts,
-        autocommit=autocommit,
-    )
+    alone = await _create(engines, settings, tenant, phone, facts)
     assert ran == Counter(insert=1)
     assert ran_in_transactions == Counter()
     # The same send through the transaction (no autocommit engine given).
-    in_transaction = await create_send(
-        sessions, settings, tenant_id=tenant.id, send=send, phone=phone, ctx=SendContext(), facts=facts
-    )
+    in_transaction = await _create(engines, settings, tenant, phone, facts, alone=False)
     assert ran_in_transactions["transaction"] == 1 and ran_in_transactions["insert"] == 1
     async with sessions() as session:
         first = await session.get(Message, alone.message_id)
@@ -164,36 +167,17 @@ async def test_a_send_to_a_known_recipient_is_one_insert_and_stores_what_a_trans
 async def test_a_refused_send_stores_nothing_on_the_quick_path(engines, settings, tenant):
     main, autocommit = engines
     await _talks_to(main, tenant)
-    send = _text(phone_number_id=tenant.phone_number_id)
     phone, facts = await _read(autocommit, tenant, to_phone=PHONE)
     ran = _counted(autocommit)
     paused = messages.PhoneFacts(customer_paused=True, queued=0, conversation=facts.conversation)
     with pytest.raises(Forbidden) as refused:
-        await create_send(
-            session_factory(main),
-            settings,
-            tenant_id=tenant.id,
-            send=send,
-            phone=phone,
-            ctx=SendContext(),
-            facts=paused,
-            autocommit=autocommit,
-        )
+        await _create(engines, settings, tenant, phone, paused)
     assert refused.value.code == "customer_sending_disabled"
     full = messages.PhoneFacts(
         customer_paused=False, queued=settings.send_queue_limit + 1, conversation=facts.conversation
     )
     with pytest.raises(RateLimited):
-        await create_send(
-            session_factory(main),
-            settings,
-            tenant_id=tenant.id,
-            send=send,
-            phone=phone,
-            ctx=SendContext(),
-            facts=full,
-            autocommit=autocommit,
-        )
+        await _create(engines, settings, tenant, phone, full)
     assert ran == Counter()
 
 
@@ -207,16 +191,7 @@ async def test_a_send_that_writes_more_keeps_its_transaction(engines, settings, 
     await _talks_to(main, tenant)
     phone, facts = await _read(autocommit, tenant, to_phone=PHONE)
     ran, ran_in_transactions = _counted(autocommit), _counted(main, transactions=True)
-    request = await create_send(
-        session_factory(main),
-        settings,
-        tenant_id=tenant.id,
-        send=_text(phone_number_id=tenant.phone_number_id),
-        phone=phone,
-        ctx=ctx,
-        facts=facts,
-        autocommit=autocommit,
-    )
+    request = await _create(engines, settings, tenant, phone, facts, ctx=ctx)
     assert ran == Counter()
     assert ran_in_transactions["transaction"] == 1 and ran_in_transactions["insert"] == 1
     assert request.message_id == (ctx.message_id or request.message_id)
@@ -227,16 +202,7 @@ async def test_a_first_contact_keeps_its_transaction_and_files_a_conversation(en
     phone, facts = await _read(autocommit, tenant, to_phone=PHONE)
     assert facts.conversation is None
     ran = _counted(autocommit)
-    request = await create_send(
-        session_factory(main),
-        settings,
-        tenant_id=tenant.id,
-        send=_text(phone_number_id=tenant.phone_number_id),
-        phone=phone,
-        ctx=SendContext(),
-        facts=facts,
-        autocommit=autocommit,
-    )
+    request = await _create(engines, settings, tenant, phone, facts)
     assert ran == Counter()
     _, facts = await _read(autocommit, tenant, to_phone=PHONE)
     assert facts.conversation is not None
