@@ -69,6 +69,20 @@ async def test_the_delivery_its_event_and_its_webhook_come_in_one_statement(engi
     assert len(seen) == 1, seen
 
 
+async def test_the_rows_are_copies_no_session_tracks_typed_as_the_orm_reads_them(engine):
+    delivery_id, _, _ = await _one_delivery(engine)
+    async with unit_of_work(session_factory(engine)) as session:
+        context = await load_delivery(session, delivery_id)
+        assert context is not None and context.webhook is not None
+        # Nothing loaded into the session: the attempt writes with statements, nothing is flushed back.
+        assert len(session.identity_map) == 0
+    # The column types' own conversions applied: aware UTC times, JSON as Python values.
+    assert context.event.occurred_at.tzinfo is not None
+    assert context.delivery.created_at.tzinfo is not None
+    assert isinstance(context.event.payload, dict)
+    assert context.webhook.enabled is True and context.webhook.auto_disabled_at is None
+
+
 async def test_a_webhook_changed_elsewhere_is_read_as_it_is_now(engine):
     delivery_id, _, webhook_id = await _one_delivery(engine)
     sessions = session_factory(engine)

@@ -25,6 +25,7 @@ from switchboard.models.base import new_id
 from switchboard.models.events import Event, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from switchboard.store.events import recorded_here, write_recorded_events
 from switchboard.store.tables import table_of
+from switchboard.store.untracked import copy_of
 from switchboard.store.webhooks.active import ActiveWebhook, active_webhooks
 
 PENDING = "pending"
@@ -182,24 +183,38 @@ class DeliveryContext:
     event: Event
 
 
-# Every attempt starts here, so the three rows come in one round trip. The webhook is
-# refreshed even if the session holds it: its state (disabled, deleted) decides whether to post.
+# Every attempt starts here, so the three rows come in one round trip, as columns: the attempt only
+# reads them, and loading three mapped rows into a session cost more CPU than the statement (the
+# round of untracked copies, docs/operations.md). Fresh from the database, never from a session's
+# identity map: the webhook's state (disabled, deleted) decides whether to post.
 _LOAD_DELIVERY = (
-    select(WebhookDelivery, Event, WebhookEndpoint)
-    .join(Event, col(Event.id) == col(WebhookDelivery.event_id))
-    .outerjoin(WebhookEndpoint, col(WebhookEndpoint.id) == col(WebhookDelivery.webhook_id))
-    .where(col(WebhookDelivery.id) == bindparam("of_delivery_id"))
-    .execution_options(populate_existing=True)
+    core_select(
+        *(column.label(f"d_{column.name}") for column in _deliveries.c),
+        *(column.label(f"e_{column.name}") for column in _events.c),
+        *(column.label(f"w_{column.name}") for column in _endpoints.c),
+    )
+    .select_from(
+        _deliveries.join(_events, _events.c.id == _deliveries.c.event_id).outerjoin(
+            _endpoints, _endpoints.c.id == _deliveries.c.webhook_id
+        )
+    )
+    .where(_deliveries.c.id == bindparam("of_delivery_id"))
 )
 
 
 async def load_delivery(session: AsyncSession, delivery_id: str) -> DeliveryContext | None:
-    """The delivery with its webhook (None once deleted) and event; None when the delivery or its event is gone."""
+    """The delivery with its webhook (None once deleted) and event; None when the delivery or its event is gone.
+
+    Copies that no session tracks (``store/untracked.py``): the attempt writes with statements of its
+    own (``record_attempt``), and a health evaluation reads the webhook afresh.
+    """
     row = (await session.execute(_LOAD_DELIVERY, {"of_delivery_id": delivery_id})).first()
     if row is None:
         return None
-    delivery, event, webhook = row
-    return DeliveryContext(delivery=delivery, webhook=webhook, event=event)
+    values = row._mapping
+    delivery, event = copy_of(WebhookDelivery, values, "d_"), copy_of(Event, values, "e_")
+    assert delivery is not None and event is not None  # inner-joined: the row is theirs
+    return DeliveryContext(delivery=delivery, webhook=copy_of(WebhookEndpoint, values, "w_"), event=event)
 
 
 async def recorded_attempt(session: AsyncSession, delivery_id: str, attempt: int) -> WebhookAttempt | None:
