@@ -91,9 +91,10 @@ class Settings(BaseSettings):
     # Each API process runs the DeliverWebhook runs it starts, up to this many at once, through eager
     # starts; more wait for the worker processes, and 0 leaves every delivery to them. A slot is held
     # for the run's whole first task (the start's answer, the attempt's POST and record, the completion),
-    # hundreds of ms in a busy process: with 4, two busy API processes declined most of their starts
-    # (src/switchboard/api/delivery_worker.py; docs/operations.md, Performance).
-    api_delivery_slots: int = Field(default=8, ge=0)
+    # hundreds of ms in a busy process: with 4, two busy API processes declined most of their starts,
+    # and with 8 the spilled runs queued for the worker (the loaded p99 twice 16's; docs/operations.md,
+    # Performance; src/switchboard/api/delivery_worker.py).
+    api_delivery_slots: int = Field(default=16, ge=0)
     # Worker slots (`switchboard worker`); None keeps the SDK's default. A worker is one Python event
     # loop: once it is busy, more slots add queueing, not throughput (docs/operations.md, Performance).
     worker_max_concurrent_activities: int = Field(default=50, ge=1)
