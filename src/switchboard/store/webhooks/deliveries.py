@@ -184,9 +184,9 @@ class DeliveryContext:
 
 
 # Every attempt starts here, so the three rows come in one round trip, as columns: the attempt only
-# reads them, and loading three mapped rows into a session cost more CPU than the statement (the
-# round of untracked copies, docs/operations.md). Fresh from the database, never from a session's
-# identity map: the webhook's state (disabled, deleted) decides whether to post.
+# reads them, and loading three mapped rows into a session cost more CPU than the statement
+# (docs/operations.md, Performance). Fresh from the database, never from a session's identity map:
+# the webhook's state (disabled, deleted) decides whether to post.
 _LOAD_DELIVERY = (
     core_select(
         *(column.label(f"d_{column.name}") for column in _deliveries.c),
