@@ -60,6 +60,52 @@ class Figures:
         )
 
 
+@dataclass
+class Offered:
+    """Units started at a fixed rate, whatever the answers: does the latency hold or grow?"""
+
+    rate: float
+    posted: int
+    # Latencies (ms) of the first and second half of the units, in starting order.
+    first_half: Figures
+    second_half: Figures
+
+    @property
+    def growth(self) -> float:
+        """The second half's median latency over the first half's: about 1 when the backlog stays bounded.
+
+        Medians, not p99s: a p99 of 300 latencies is set by a handful of them, and the first half's
+        tail already holds the units started when a backlog, if any, had grown for half the phase.
+        """
+        return self.second_half.percentile(50) / max(self.first_half.percentile(50), 1e-9)
+
+
+async def open_loop(start: Callable[[int], Awaitable[None]], *, rate: float, count: int) -> None:
+    """Start ``start(i)`` at ``i / rate`` seconds for ``i`` below ``count`` (a slow one delays no later one)."""
+    started = time.perf_counter()
+    tasks = []
+    for i in range(count):
+        delay = started + i / rate - time.perf_counter()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        tasks.append(asyncio.create_task(start(i)))
+    await asyncio.gather(*tasks)
+
+
+def halves(
+    label: str, order: list[str], began: dict[str, float], ended: dict[str, float]
+) -> tuple[Figures, Figures]:
+    """The latencies of the first and second half of ``order`` (units that never ended have none)."""
+    parts = (order[: len(order) // 2], order[len(order) // 2 :])
+
+    def figures(name: str, units: list[str]) -> Figures:
+        latencies = [(ended[u] - began[u]) * 1000 for u in units if u in ended]
+        span = (max(ended[u] for u in units if u in ended) - began[units[0]]) if latencies else 0.0
+        return Figures(f"{label}, {name} half", len(latencies), span, latencies)
+
+    return figures("first", parts[0]), figures("second", parts[1])
+
+
 async def load(
     label: str,
     call: Callable[[int], Awaitable[Any]],
@@ -414,21 +460,30 @@ def cpu_line(label: str, per_unit: dict[str, float]) -> str:
 
 @dataclass
 class BareRun:
-    """One run of the bare workflow: under load, paced (when asked for), and its CPU a workflow."""
+    """One run of the bare workflow: under load, paced and offered (when asked for), its CPU a workflow."""
 
     loaded: Figures
     paced: Figures | None
     cpu: dict[str, float]
+    offered: Offered | None = None
 
 
 async def bare_baseline(
-    env: WorkflowEnvironment, *, total: int, concurrency: int, paced: int = 0, when: str
+    env: WorkflowEnvironment,
+    *,
+    total: int,
+    concurrency: int,
+    paced: int = 0,
+    when: str,
+    offered_rate: float = 0.0,
+    offered_seconds: float = 0.0,
 ) -> BareRun:
     """The bare workflow with one no-op activity, on its own task queue and worker in this process.
 
     A benchmark runs it ``before`` its service starts and again ``after`` the service stops, with
     nothing else running, and pools the two runs (``pooled``, ``pooled_cpu``). ``paced`` more follow
-    one at a time.
+    one at a time, then, with ``offered_rate``, ``offered_seconds`` of them started at that rate (the
+    baseline of a service's offered-rate phase: whether the machine, as it is then, keeps up with it).
     """
     queue = f"bench-bare-{when}-{uuid.uuid4().hex[:6]}"
     async with Worker(
@@ -457,7 +512,23 @@ async def bare_baseline(
                 total=paced,
                 concurrency=1,
             )
-    return BareRun(loaded, paced_figures, used)
+        offered = None
+        if offered_rate > 0 and offered_seconds > 0:
+            count = max(2, int(offered_rate * offered_seconds))
+            order = [f"{queue}-offered-{i}" for i in range(count)]
+            began: dict[str, float] = {}
+            ended: dict[str, float] = {}
+
+            async def offered_workflow(i: int) -> None:
+                began[order[i]] = time.perf_counter()
+                await env.client.execute_workflow(OneActivity.run, i, id=order[i], task_queue=queue)
+                ended[order[i]] = time.perf_counter()
+
+            quiet_client_heap()
+            await open_loop(offered_workflow, rate=offered_rate, count=count)
+            label = f"  baseline offered {offered_rate:.0f}/s {when} the service"
+            offered = Offered(offered_rate, count, *halves(label, order, began, ended))
+    return BareRun(loaded, paced_figures, used, offered)
 
 
 @asynccontextmanager

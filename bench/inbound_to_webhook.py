@@ -4,6 +4,10 @@
 - end-to-end p50/p99 from each POST to a loopback receiver getting the signed
   channel.message.received delivery (applied by the API, then DeliverWebhook),
   both under that load (latency then includes the backlog) and paced one payload at a time
+- then payloads posted at a fixed rate, 0.8 of the bare workflow's measured before the service, for
+  --offered-seconds: the second half's median latency over the first half's says whether a backlog
+  grows; the bare workflow is offered the same rate after the service stops, as that figure's baseline
+  (the machine drifts within a run, so the rate may by then be more than it carries)
 - beside a bare Temporal workflow with one activity on the same Temporal server, same run: run once
   before the service starts and once after it stops, and the two pooled, so that the machine's speed
   drifting over the run does not read as a ratio
@@ -25,7 +29,6 @@ import logging
 import os
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 
 from fastapi import FastAPI, Request
 from harness import (
@@ -34,6 +37,7 @@ from harness import (
     WARM_UP_FROM,
     CpuMeter,
     Figures,
+    Offered,
     bare_baseline,
     bench_settings,
     cpu_line,
@@ -41,8 +45,10 @@ from harness import (
     figures_dict,
     fresh_database_url,
     goal_line,
+    halves,
     load,
     load_client,
+    open_loop,
     pooled,
     pooled_cpu,
     postgres_server_pid,
@@ -139,26 +145,6 @@ async def paced(
     )
 
 
-@dataclass
-class Offered:
-    """Payloads posted at a fixed rate, whatever the answers: does the delivery latency hold or grow?"""
-
-    rate: float
-    posted: int
-    # End-to-end latencies (ms) of the first and second half of the payloads, in posting order.
-    first_half: Figures
-    second_half: Figures
-
-    @property
-    def growth(self) -> float:
-        """The second half's median latency over the first half's: about 1 when the backlog stays bounded.
-
-        Medians, not p99s: a p99 of 300 latencies is set by a handful of them, and the first half's
-        tail already holds the messages posted when a backlog, if any, had grown for half the phase.
-        """
-        return self.second_half.percentile(50) / max(self.first_half.percentile(50), 1e-9)
-
-
 async def offered_load(
     post: Callable[[int], Awaitable[None]],
     arrivals: dict[str, float],
@@ -182,36 +168,16 @@ async def offered_load(
     waiters.update({wamid: asyncio.Event() for wamid in order})
 
     async def one(i: int) -> None:
-        posted_at[f"wamid.offered{i}"] = time.perf_counter()
+        posted_at[order[i]] = time.perf_counter()
         await post(i)
 
-    started = time.perf_counter()
-    tasks = []
-    for i in range(count):
-        delay = started + i / rate - time.perf_counter()
-        if delay > 0:
-            await asyncio.sleep(delay)
-        tasks.append(asyncio.create_task(one(i)))
-    await asyncio.gather(*tasks)
+    await open_loop(one, rate=rate, count=count)
     try:
         await asyncio.wait_for(asyncio.gather(*(waiters[wamid].wait() for wamid in order)), timeout=wait)
     except TimeoutError:
         pass  # counted below: the missing ones have no latency
-    halves = (order[: count // 2], order[count // 2 :])
-
-    def figures(label: str, wamids: list[str]) -> Figures:
-        latencies = [(arrivals[w] - posted_at[w]) * 1000 for w in wamids if w in arrivals]
-        span = (
-            (max(arrivals[w] for w in wamids if w in arrivals) - posted_at[wamids[0]]) if latencies else 0.0
-        )
-        return Figures(label, len(latencies), span, latencies)
-
-    return Offered(
-        rate,
-        count,
-        figures(f"offered {rate:.0f}/s, first half: POST -> tenant webhook", halves[0]),
-        figures(f"offered {rate:.0f}/s, second half: POST -> tenant webhook", halves[1]),
-    )
+    label = f"offered {rate:.0f}/s: POST -> tenant webhook"
+    return Offered(rate, count, *halves(label, order, posted_at, arrivals))
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -331,8 +297,16 @@ async def main(args: argparse.Namespace) -> None:
                         seconds=args.offered_seconds,
                         wait=args.wait,
                     )
+        # With the service's offered phase, the bare workflow is offered the same rate as well: whether the
+        # machine, as it is by then, keeps up with that rate at all (it drifts within a run).
         after = await bare_baseline(
-            env, total=args.payloads, concurrency=args.concurrency, paced=args.paced, when="after"
+            env,
+            total=args.payloads,
+            concurrency=args.concurrency,
+            paced=args.paced,
+            when="after",
+            offered_rate=offered.rate if offered is not None else 0.0,
+            offered_seconds=args.offered_seconds,
         )
     baseline = pooled("baseline: bare workflow with one activity", before.loaded, after.loaded)
     baseline_paced = pooled(
@@ -352,6 +326,8 @@ async def main(args: argparse.Namespace) -> None:
     shown = [accepted, end_to_end, unloaded, baseline, before.loaded, after.loaded, baseline_paced]
     if offered is not None:
         shown[3:3] = [offered.first_half, offered.second_half]
+    if after.offered is not None:
+        shown += [after.offered.first_half, after.offered.second_half]
     for figures in shown:
         if figures is not None:
             print("  " + figures.line())
@@ -412,6 +388,21 @@ async def main(args: argparse.Namespace) -> None:
                 },
                 offered_p50_growth=round(offered.growth, 3),
             )
+            if after.offered is not None:
+                bare_done = after.offered.first_half.count + after.offered.second_half.count
+                print(
+                    f"  {'(its baseline: the bare workflow offered the same rate after the service)':<58} "
+                    f"{after.offered.growth if bare_done == after.offered.posted else float('inf'):>6.2f}x"
+                )
+                results.update(
+                    offered_baseline={
+                        "rate_per_second": round(after.offered.rate, 1),
+                        "posted": after.offered.posted,
+                        "first_half": figures_dict(after.offered.first_half),
+                        "second_half": figures_dict(after.offered.second_half),
+                    },
+                    offered_baseline_p50_growth=round(after.offered.growth, 3),
+                )
         results.update(
             loaded=figures_dict(end_to_end),
             paced=figures_dict(unloaded),
