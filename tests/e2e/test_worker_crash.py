@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -16,6 +15,7 @@ import pytest
 from switchboard.settings import Settings
 from tests.support.fake_channel import FakeChannel
 from tests.support.http_server import serve_app
+from tests.support.processes import service_env
 from tests.support.tenants import TenantFixture
 
 REPO = Path(__file__).resolve().parents[2]
@@ -44,24 +44,8 @@ def settings(settings: Settings, fake_channel: tuple[FakeChannel, str]) -> Setti
     return settings.model_copy(update={"channel_api_base_url": fake_channel[1], "send_wait_seconds": 0.5})
 
 
-def worker_env(settings: Settings) -> dict[str, str]:
-    """The environment a worker process reads (CONTRACTS 2), mirroring the test's settings."""
-    return {
-        **os.environ,
-        "SWITCHBOARD_ENV": "test",
-        "DATABASE_URL": settings.database_url,
-        "TEMPORAL_ADDRESS": settings.temporal_address,
-        "TEMPORAL_NAMESPACE": settings.temporal_namespace,
-        "TEMPORAL_TASK_QUEUE": settings.temporal_task_queue,
-        "SWITCHBOARD_ADMIN_KEY": settings.switchboard_admin_key,
-        "SWITCHBOARD_SECRETS_KEY": settings.switchboard_secrets_key,
-        "CHANNEL_API_BASE_URL": settings.channel_api_base_url,
-        "CHANNEL_API_VERSION": settings.channel_api_version,
-        "CHANNEL_APP_SECRET": settings.channel_app_secret,
-        "CHANNEL_VERIFY_TOKEN": settings.channel_verify_token,
-        "TOOL_EGRESS_ALLOW_PRIVATE": "true",
-        "LOG_LEVEL": "WARNING",
-    }
+# The environment each worker process reads; a module attribute, so a test may swap it (the agent crash test).
+worker_env = service_env
 
 
 @pytest.fixture
