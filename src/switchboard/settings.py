@@ -115,6 +115,9 @@ class Settings(BaseSettings):
 
     # Our own operational knobs (documented in docs/operations.md).
     api_key_cache_seconds: float = 5.0
+    # How long a process trusts a sandbox send's read of its number and its customer's pause flag
+    # (api/sandbox_phones.py); 0 reads every time. Live sends always read.
+    sandbox_phone_cache_seconds: float = Field(default=5.0, ge=0)
     # How long POST /v1/messages waits for the upstream before answering 202
     # (the send workflow keeps going; the message is polled or its webhook awaited).
     send_wait_seconds: float = Field(default=20.0, ge=0, le=55)

@@ -21,6 +21,7 @@ from switchboard.api.openapi import install_openapi
 from switchboard.api.principal import ApiKeyCache
 from switchboard.api.rate_limiter import RateLimiter
 from switchboard.api.routers import all_routers, serving_order
+from switchboard.api.sandbox_phones import SandboxPhoneCache
 from switchboard.api.state import AppState
 from switchboard.http_pool import reserving_client
 from switchboard.settings import Settings
@@ -46,6 +47,9 @@ def create_app(settings: Settings) -> FastAPI:
             autocommit_engine=autocommit_engine,
             temporal=await connect_temporal(settings),
             keys=ApiKeyCache(autocommit, ttl_seconds=settings.api_key_cache_seconds),
+            sandbox_phones=SandboxPhoneCache(
+                autocommit_engine, ttl_seconds=settings.sandbox_phone_cache_seconds
+            ),
             # Each lease is one upsert, atomic by itself.
             limiter=RateLimiter(autocommit_engine),
             # Loaded at start-up so a bad RATE_CARD_PATH file stops the process, not a request.

@@ -82,21 +82,24 @@ async def submit(state: AppState, who: Principal, raw: Any, ctx: SendContext) ->
         raise MissingRequiredField("to", "to is required here: media uploads cannot be addressed by BSUID")
     scope = idempotency.scope(who.tenant_id, sandbox=who.is_sandbox)
     key = ctx.idempotency_key
-    # One read by the number's key, every send's first (a sandbox send's only one; a live send's queue
-    # count is bounded by SEND_QUEUE_LIMIT, and its recipient's conversation is read with it), on a bare
-    # connection: on SQLite it runs on the event loop.
-    live = not who.is_sandbox
-    to_phone = canonical_phone(send.to) if live and send.to else None
-    async with state.autocommit_engine.connect() as connection:
-        with reads_on_loop(state.autocommit_engine):
-            phone, facts = await messages.sending_phone(
-                connection,
-                who.tenant_id,
-                send.phone_number_id,
-                count_queued=live,
-                to_phone=to_phone,
-                bsuid=send.recipient if live and not to_phone else None,
-            )
+    # One read by the number's key, every send's first: a live send's also counts the number's queue
+    # (bounded by SEND_QUEUE_LIMIT) and finds its recipient's conversation, on a bare connection (on
+    # SQLite on the event loop). A sandbox send's checks use only the number's owner and its customer's
+    # pause flag, which this process keeps for a few seconds (api/sandbox_phones.py).
+    if who.is_sandbox:
+        phone, facts = await state.sandbox_phones.sending_phone(who.tenant_id, send.phone_number_id)
+    else:
+        to_phone = canonical_phone(send.to) if send.to else None
+        async with state.autocommit_engine.connect() as connection:
+            with reads_on_loop(state.autocommit_engine):
+                phone, facts = await messages.sending_phone(
+                    connection,
+                    who.tenant_id,
+                    send.phone_number_id,
+                    count_queued=True,
+                    to_phone=to_phone,
+                    bsuid=send.recipient if not to_phone else None,
+                )
     if who.is_sandbox and key is None:
         # Nothing to claim or replay.
         await sandbox_checks(state.autocommit, send, phone, tenant_id=who.tenant_id, facts=facts)

@@ -12,6 +12,7 @@ from switchboard.activities.inbound_apply import InboundApplier
 from switchboard.activities.llm.rate_cards import RateCardBook
 from switchboard.api.principal import ApiKeyCache
 from switchboard.api.rate_limiter import RateLimiter
+from switchboard.api.sandbox_phones import SandboxPhoneCache
 from switchboard.settings import Settings
 
 
@@ -26,6 +27,8 @@ class AppState:
     autocommit_engine: AsyncEngine
     temporal: Client
     keys: ApiKeyCache
+    # A sandbox send's number and its customer's pause flag, kept a few seconds (api/sandbox_phones.py).
+    sandbox_phones: SandboxPhoneCache
     limiter: RateLimiter
     rate_cards: RateCardBook
     http: httpx.AsyncClient

@@ -99,8 +99,12 @@ class PhoneFacts:
     conversation: KnownConversation | None = None
 
 
-def _owned_phone(phone: PhoneNumber | None, tenant_id: str, phone_number_id: str) -> PhoneNumber:
-    """The number if it exists and is the tenant's (INVALID_PHONE_NUMBER_ID / PHONE_NUMBER_NOT_IN_TENANT)."""
+def owned_phone(phone: PhoneNumber | None, tenant_id: str, phone_number_id: str) -> PhoneNumber:
+    """The number if it exists and is the tenant's (INVALID_PHONE_NUMBER_ID / PHONE_NUMBER_NOT_IN_TENANT).
+
+    Public for the sandbox sends' cache of this read (api/sandbox_phones.py), which checks the tenant
+    again on every request it answers from memory.
+    """
     if phone is None:
         raise ValidationFailed(
             f"phone_number_id {phone_number_id} is not a number of this service",
@@ -119,7 +123,7 @@ def _owned_phone(phone: PhoneNumber | None, tenant_id: str, phone_number_id: str
 async def phone_for_send(session: AsyncSession, tenant_id: str, phone_number_id: str) -> PhoneNumber:
     """The tenant's number with this channel id (INVALID_PHONE_NUMBER_ID / PHONE_NUMBER_NOT_IN_TENANT)."""
     phone = (await session.execute(_PHONE, {"phone_number_id": phone_number_id})).scalars().first()
-    return _owned_phone(phone, tenant_id, phone_number_id)
+    return owned_phone(phone, tenant_id, phone_number_id)
 
 
 async def sending_phone(
@@ -156,8 +160,8 @@ async def sending_phone(
         elif bsuid:
             stmt, params["bsuid"] = _LIVE_PHONE_TO_BSUID, bsuid
     row = (await db.execute(stmt, params)).first()
-    phone = _owned_phone(_phone_of(row), tenant_id, phone_number_id)
-    assert row is not None  # _owned_phone raised otherwise
+    phone = owned_phone(_phone_of(row), tenant_id, phone_number_id)
+    assert row is not None  # owned_phone raised otherwise
     values = row._mapping
     conversation_id = values.get("recipient_conversation_id")
     facts = PhoneFacts(

@@ -78,10 +78,16 @@ async def create_customer(
 
 @router.patch("/tenants/{tenant_id}/customers/{customer_id}")
 async def update_customer(
-    tenant_id: str, customer_id: str, body: CustomerUpdate, _: Operator, session: Session
+    tenant_id: str, customer_id: str, body: CustomerUpdate, _: Operator, state: State
 ) -> CustomerPublic:
     """Pause or resume a customer's sending."""
-    return CustomerPublic.of(await provisioning.update_customer(session, tenant_id, customer_id, body))
+    async with unit_of_work(state.sessions) as session:
+        customer = CustomerPublic.of(
+            await provisioning.update_customer(session, tenant_id, customer_id, body)
+        )
+    # After the commit, so no sandbox send in between caches the old flag again (api/sandbox_phones.py).
+    state.sandbox_phones.forget()
+    return customer
 
 
 @router.delete("/tenants/{tenant_id}/customers/{customer_id}")

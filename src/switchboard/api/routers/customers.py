@@ -6,12 +6,13 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from switchboard.api.deps import Caller, OwnerOrAdmin, Session
+from switchboard.api.deps import Caller, OwnerOrAdmin, Session, State
 from switchboard.api.pagination import Paging, envelope
 from switchboard.api.routing import JsonRoute
 from switchboard.models.tenancy import Customer
 from switchboard.models.tenancy_api import CustomerPublic, CustomerUpdate
 from switchboard.store import provisioning
+from switchboard.store.database import unit_of_work
 from switchboard.store.pagination import paginate
 from switchboard.store.scoping import get_owned, owned
 
@@ -36,7 +37,13 @@ async def get_customer(customer_id: str, who: Caller, session: Session) -> Custo
 
 @router.patch("/{customer_id}")
 async def update_customer(
-    customer_id: str, body: CustomerUpdate, who: OwnerOrAdmin, session: Session
+    customer_id: str, body: CustomerUpdate, who: OwnerOrAdmin, state: State
 ) -> CustomerPublic:
     """Pause or resume a customer's sending (owner or admin)."""
-    return CustomerPublic.of(await provisioning.update_customer(session, who.tenant_id, customer_id, body))
+    async with unit_of_work(state.sessions) as session:
+        customer = CustomerPublic.of(
+            await provisioning.update_customer(session, who.tenant_id, customer_id, body)
+        )
+    # After the commit, so no sandbox send in between caches the old flag again (api/sandbox_phones.py).
+    state.sandbox_phones.forget()
+    return customer
