@@ -7,10 +7,10 @@ number's owner, its WABA and display number (none of which any endpoint changes)
 So this process keeps the read for ``SANDBOX_PHONE_CACHE_SECONDS`` (5 s by default; 0 reads every
 time), as it keeps an API key's lookup (``API_KEY_CACHE_SECONDS``): a pause or a resume takes effect
 at once in the process that wrote it (``forget``, called after the commit) and in every other
-process within that time. When an entry expires, the requests in flight each read it once (a
-handful every few seconds; the API key cache shares one lookup instead, for a key's expiry sends
-every request of a busy tenant at once). Live sends never read from here: their read also counts the number's
-queue and finds the recipient's conversation, which must be current.
+process within that time. When an entry expires, the requests in flight each read it once: a
+handful of reads every few seconds, where the API key cache shares one lookup (a key's expiry
+reaches every request of a busy tenant at once). Live sends never read from here: their read also
+counts the number's queue and finds the recipient's conversation, which must be current.
 
 Only a read that found the caller's own number is kept, so a number registered a moment ago is
 found at once, and a refused read is read again. The tenant check runs on every request, cached or
