@@ -1,4 +1,4 @@
-"""A worker killed in the middle of a send: a second worker finishes it, and the message ends sent."""
+"""A worker or an API killed in the middle of a send: a worker process finishes it, and the message ends sent."""
 
 from __future__ import annotations
 
@@ -11,11 +11,16 @@ from typing import Any
 
 import httpx
 import pytest
+from temporalio.client import Client
+from temporalio.testing import WorkflowEnvironment
 
+from switchboard.activities.workflow_starts import send_workflow_id
+from switchboard.api.delivery_worker import IDENTITY_SUFFIX
 from switchboard.settings import Settings
+from tests.api.test_delivery_worker import started_by
 from tests.support.fake_channel import FakeChannel
-from tests.support.http_server import serve_app
-from tests.support.processes import service_env
+from tests.support.http_server import free_port, serve_app
+from tests.support.processes import service_env, spawn_api
 from tests.support.tenants import TenantFixture
 
 REPO = Path(__file__).resolve().parents[2]
@@ -39,9 +44,21 @@ def channel(fake_channel: tuple[FakeChannel, str]) -> FakeChannel:
 
 
 @pytest.fixture
-def settings(settings: Settings, fake_channel: tuple[FakeChannel, str]) -> Settings:
+def api_slots() -> int:
+    """The API's eager slots: none, so that a send runs in a worker process (the one a test kills)."""
+    return 0
+
+
+@pytest.fixture
+def settings(settings: Settings, fake_channel: tuple[FakeChannel, str], api_slots: int) -> Settings:
     """The test's settings pointed at the fake; the API answers 202 quickly while the send hangs."""
-    return settings.model_copy(update={"channel_api_base_url": fake_channel[1], "send_wait_seconds": 0.5})
+    return settings.model_copy(
+        update={
+            "channel_api_base_url": fake_channel[1],
+            "send_wait_seconds": 0.5,
+            "api_delivery_slots": api_slots,
+        }
+    )
 
 
 # The environment each worker process reads; a module attribute, so a test may swap it (the agent crash test).
@@ -84,6 +101,10 @@ def logs(tmp_path: Path) -> str:
     )
 
 
+def text_send(tenant: TenantFixture, body: str) -> dict[str, Any]:
+    return {"phone_number_id": tenant.phone_number_id, "to": TO, "type": "text", "text": {"body": body}}
+
+
 async def poll_message(client: httpx.AsyncClient, tenant: TenantFixture, message_id: str) -> dict[str, Any]:
     async with asyncio.timeout(RECOVERY_SECONDS):
         while True:
@@ -102,12 +123,7 @@ async def test_send_survives_a_worker_killed_mid_request(
 ):
     first = await start_worker("worker-1")
     gate = channel.hold()
-    payload = {
-        "phone_number_id": tenant.phone_number_id,
-        "to": TO,
-        "type": "text",
-        "text": {"body": "survive"},
-    }
+    payload = text_send(tenant, "survive")
     headers = {**tenant.headers(), "Idempotency-Key": "crash-1"}
     try:
         accepted = await app_client.post("/v1/messages", json=payload, headers=headers)
@@ -134,3 +150,82 @@ async def test_send_survives_a_worker_killed_mid_request(
     assert (replay.json()["id"], replay.json()["status"]) == (message["id"], "sent")
     listed = (await app_client.get("/v1/messages", headers=tenant.headers())).json()
     assert listed["total"] == 1
+
+
+async def _healthy(client: httpx.AsyncClient) -> None:
+    async with asyncio.timeout(30):
+        while True:
+            try:
+                if (await client.get("/healthz")).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            await asyncio.sleep(0.1)
+
+
+async def _sent_here(client: httpx.AsyncClient, tenant: TenantFixture, temporal: Client) -> str:
+    """Send until one send's first workflow task ran in the API process; that message's id.
+
+    The API's worker registers a moment after /healthz answers; until then its sends queue for the
+    worker process.
+    """
+    payload = text_send(tenant, "probe")
+    async with asyncio.timeout(30):
+        while True:
+            probe = await client.post("/v1/messages", json=payload, headers=tenant.headers())
+            assert probe.status_code == 201, probe.text
+            message_id = str(probe.json()["id"])
+            if (await started_by(temporal, send_workflow_id(message_id)))[0].endswith(IDENTITY_SUFFIX):
+                return message_id
+            await asyncio.sleep(0.2)
+
+
+@pytest.mark.parametrize("api_slots", [Settings.model_fields["api_delivery_slots"].default], ids=["default"])
+async def test_send_survives_the_api_killed_mid_request(
+    app_client: httpx.AsyncClient,
+    tenant: TenantFixture,
+    channel: FakeChannel,
+    start_worker: StartWorker,
+    settings: Settings,
+    temporal_env: WorkflowEnvironment,
+    tmp_path: Path,
+):
+    """The API runs a send's first try itself (an eager start); killed during it, a worker process sends it.
+
+    The workflow task the API held times out on the server (10 s) and goes to the worker process, whose
+    try sends the message (again, if the upstream took the first) and records it.
+    """
+    await start_worker("worker-1")
+    port = free_port()
+    api = spawn_api(settings, port)
+    gate: asyncio.Event | None = None
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+            await _healthy(client)
+            probe_id = await _sent_here(client, tenant, temporal_env.client)
+            gate = channel.hold()
+            payload = text_send(tenant, "survive the api")
+            held = asyncio.create_task(client.post("/v1/messages", json=payload, headers=tenant.headers()))
+            try:
+                await asyncio.wait_for(channel.gate_entered.wait(), timeout=30)
+            except TimeoutError:
+                pytest.fail("the API never sent upstream\n" + logs(tmp_path))
+            api.kill()
+            api.wait(timeout=10)
+            with pytest.raises(httpx.TransportError):
+                await held
+    finally:
+        if gate is not None:
+            gate.set()
+        if api.poll() is None:
+            api.kill()
+            api.wait(timeout=10)
+    listed = (await app_client.get("/v1/messages", headers=tenant.headers())).json()["data"]
+    (message_id,) = [m["id"] for m in listed if m["id"] != probe_id]
+    message = await poll_message(app_client, tenant, message_id)
+    assert message["status"] == "sent", f"{message}\n{logs(tmp_path)}"
+    survived = [s for s in channel.sends if s.get("text") == {"body": "survive the api"}]
+    assert 1 <= len(survived) <= 2, survived
+    identities = await started_by(temporal_env.client, send_workflow_id(message_id))
+    assert identities[0].endswith(IDENTITY_SUFFIX), identities
+    assert not identities[-1].endswith(IDENTITY_SUFFIX), identities

@@ -112,9 +112,13 @@ def search_attributes(tenant_id: str, thread_id: str) -> TypedSearchAttributes:
 
 
 async def start_send(
-    client: Client, request: SendInput, *, task_queue: str
+    client: Client, request: SendInput, *, task_queue: str, eager: bool = False
 ) -> WorkflowHandle[Any, SendReport]:
-    """Start a message's send: a running one is joined, a failed one may run again, a completed one never."""
+    """Start a message's send: a running one is joined, a failed one may run again, a completed one never.
+
+    ``eager`` asks the server to hand the first workflow task to ``client``'s own worker (the API's);
+    it declines when that worker has no free slot, and queues the task as for any other start.
+    """
     return await client.start_workflow(
         SEND_WORKFLOW,
         request,
@@ -123,6 +127,7 @@ async def start_send(
         result_type=SendReport,
         id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        request_eager_start=eager,
     )
 
 

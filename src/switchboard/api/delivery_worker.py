@@ -1,24 +1,30 @@
-"""A delivery worker inside each API process: runs the DeliverWebhook runs this process starts, eagerly.
+"""A worker inside each API process: runs the DeliverWebhook and SendMessage runs this process starts, eagerly.
 
 The API applies an inbound message in the request and then starts one DeliverWebhook run per planned
-delivery, asking for an eager start. When a worker on the task queue is registered with the starting
-client and has a free workflow-task slot, the server hands the run's first workflow task back in the
-start's answer and this process runs it at once: no trip through Temporal's matching service, no poll,
-and the first attempt (a local activity) POSTs from here. Without such a worker the server queues the
-task for the worker processes, as before.
+delivery, and a live send starts its SendMessage run, each asking for an eager start. When a worker on
+the task queue is registered with the starting client and has a free workflow-task slot, the server
+hands the run's first workflow task back in the start's answer and this process runs it at once: no
+trip through Temporal's matching service, no poll, and the first attempt (a local activity) POSTs from
+here: the webhook delivery to the tenant, the send to the upstream (which, accepted, records the send
+itself). Without such a worker the server queues the task for the worker processes, as before. Sends
+with a media link start on the shared queue: their first step is a regular activity (the link's
+download and upload), and the task after it would wait out the sticky timeout below.
 
 This worker takes nothing else. Its workflow-task slots are granted only to eager starts
 (``EagerOnlySlots``): its pollers wait for a slot forever, so it never takes a task from the shared
-queue, where other workflow types wait that it does not run, nor from its own sticky queue. A
-delivery that needs a second attempt sleeps on a durable timer, and its next workflow task goes to a
-worker process. It runs no regular activity either (``finish_delivery`` and owner notifications,
-which a failing delivery may schedule, go to the worker processes).
+queue, where other workflow types wait that it does not run, nor from its own sticky queue. A run
+that needs a second workflow task (a delivery's second attempt or a send's retry, after a timer; a
+send whose phone's throughput second is full) has it moved to the shared queue after
+``STICKY_TIMEOUT``, for a worker process. It runs no regular activity either (``finish_delivery``,
+owner notifications, a send's regular retries and its media transfer go to the worker processes).
 
 Nothing is lost if the process dies holding a task: the workflow task times out on the server and a
-worker process runs it again; an attempt already recorded is returned, not posted again. A process
-that stops cleanly waits for its attempts in flight: the SDK lets local activities finish (its graceful
-period covers regular activities only), and each attempt ends within the webhook request timeout
-(``WEBHOOK_REQUEST_TIMEOUT_SECONDS``, 10 s by default), recorded like any other.
+worker process runs it again; a delivery attempt already recorded is returned, not posted again, and
+a send whose try the upstream took but that was not recorded may be sent a second time, as when a
+worker process dies mid-send. A process that stops cleanly waits for its attempts in flight: the SDK
+lets local activities finish (its graceful period covers regular activities only), and each attempt
+ends within its timeout (``WEBHOOK_REQUEST_TIMEOUT_SECONDS``, 10 s by default, for a delivery; the
+upstream call's for a send), recorded like any other.
 """
 
 from __future__ import annotations
@@ -45,12 +51,15 @@ from temporalio.worker import (
     WorkerTuner,
 )
 
+from switchboard.activities.channel import ChannelActivities
 from switchboard.activities.deps import ActivityDeps
+from switchboard.activities.sends import SendRecordActivities
 from switchboard.activities.tools.http_client import egress_client
 from switchboard.activities.webhooks.config import config_from_settings
 from switchboard.activities.webhooks.delivery import WebhookDeliveryActivities
 from switchboard.api.state import AppState
 from switchboard.temporal_client import connect_temporal
+from switchboard.workflows.send_message import SendMessageWorkflow
 from switchboard.workflows.webhook_delivery import DeliverWebhookWorkflow
 
 log = logging.getLogger("switchboard.api.delivery_worker")
@@ -110,7 +119,11 @@ class EagerOnlySlots(CustomSlotSupplier):
 
 
 def build_delivery_worker(deps: ActivityDeps, slots: EagerOnlySlots) -> Worker:
-    """The worker: DeliverWebhook and its local attempt only, eager tasks only, no remote activities.
+    """The worker: DeliverWebhook and SendMessage with their local activities, eager tasks only, no remote activities.
+
+    SendMessage's local activities are all registered, the older runs' too (``channel_acquire_slot``,
+    ``record_send_outcome``): a run replays here only when this process started it, but its code picks
+    by its patches which local activities it calls.
 
     It caches runs (``API_DELIVERY_SLOTS`` of them): without a cache, tests saw some deliveries posted twice (the cause
     was not pinned down); with one, each is posted once.
@@ -120,11 +133,13 @@ def build_delivery_worker(deps: ActivityDeps, slots: EagerOnlySlots) -> Worker:
     settings = deps.settings
     size = settings.api_delivery_slots
     delivery = WebhookDeliveryActivities(deps, config_from_settings(settings))
+    channel = ChannelActivities(deps)
+    records = SendRecordActivities(deps)
     return Worker(
         deps.temporal,
         task_queue=settings.temporal_task_queue,
-        workflows=[DeliverWebhookWorkflow],
-        activities=[delivery.attempt_delivery],
+        workflows=[DeliverWebhookWorkflow, SendMessageWorkflow],
+        activities=[delivery.attempt_delivery, channel.send, channel.acquire_slot, records.record_outcome],
         identity=api_identity(),
         no_remote_activities=True,
         disable_eager_activity_execution=True,

@@ -196,9 +196,19 @@ def _sandbox_body(send: SendRequest, *, retry_of_message_id: str | None) -> dict
 
 
 async def start_send(state: AppState, request: SendInput) -> WorkflowHandle[Any, SendReport]:
-    """Start (or attach to) the message's send workflow."""
+    """Start (or attach to) the message's send workflow, eagerly in this process where it may.
+
+    While the API's worker runs (api/delivery_worker.py), a send without a media link starts through
+    its client and asks for an eager start: its first workflow task, with the upstream try and the
+    record, runs here. Beyond the worker's slots, or without it, the server queues it for the worker
+    processes. A media send's first step is a regular activity, which this worker does not run.
+    """
+    eager = state.delivery_client is not None and request.media_link is None
+    client = state.delivery_starter if eager else state.temporal
     return await asyncio.wait_for(
-        workflow_starts.start_send(state.temporal, request, task_queue=state.settings.temporal_task_queue),
+        workflow_starts.start_send(
+            client, request, task_queue=state.settings.temporal_task_queue, eager=eager
+        ),
         timeout=START_TIMEOUT_SECONDS,
     )
 

@@ -33,8 +33,8 @@ class AppState:
     rate_cards: RateCardBook
     http: httpx.AsyncClient
     # The connected client the process's delivery worker runs on, while it runs (api/delivery_worker.py).
-    # Only DeliverWebhook may be started through it: eager starts are matched by task queue, not by
-    # workflow type, and that worker runs nothing else.
+    # Only DeliverWebhook and SendMessage (a send without a media link) may be started through it: eager
+    # starts are matched by task queue, not by workflow type, and that worker runs nothing else.
     delivery_client: Client | None = None
     # Applies channel webhook payloads while the channel waits (POST /channel/webhook).
     inbound: InboundApplier = field(init=False)
@@ -44,7 +44,7 @@ class AppState:
 
     @property
     def delivery_starter(self) -> Client:
-        """The delivery worker's client while it runs, so that deliveries start eagerly here; else ``temporal``."""
+        """The API worker's client while it runs, so that deliveries and sends start eagerly here; else ``temporal``."""
         return self.delivery_client or self.temporal
 
     @property
