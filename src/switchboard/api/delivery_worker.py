@@ -121,9 +121,10 @@ class EagerOnlySlots(CustomSlotSupplier):
 def build_delivery_worker(deps: ActivityDeps, slots: EagerOnlySlots) -> Worker:
     """The worker: DeliverWebhook and SendMessage with their local activities, eager tasks only, no remote activities.
 
-    SendMessage's local activities are all registered, the older runs' too (``channel_acquire_slot``,
-    ``record_send_outcome``): a run replays here only when this process started it, but its code picks
-    by its patches which local activities it calls.
+    Every local activity SendMessage's code may call is registered, the one older runs call
+    (``channel_acquire_slot``) too: this worker runs only the runs this process starts, which take the
+    current path (``channel_send``, then ``record_send_outcome`` when the try could not record), but a
+    local activity the worker lacked would fail the task.
 
     It caches runs (``API_DELIVERY_SLOTS`` of them): without a cache, tests saw some deliveries posted twice (the cause
     was not pinned down); with one, each is posted once.
