@@ -24,7 +24,7 @@ a send whose try the upstream took but that was not recorded may be sent a secon
 worker process dies mid-send. A process that stops cleanly waits for its attempts in flight: the SDK
 lets local activities finish (its graceful period covers regular activities only), and each attempt
 ends within its timeout (``WEBHOOK_REQUEST_TIMEOUT_SECONDS``, 10 s by default, for a delivery; the
-upstream call's for a send), recorded like any other.
+upstream try's 15 s for a send), recorded like any other.
 """
 
 from __future__ import annotations
