@@ -128,6 +128,13 @@ async def test_dev_runs_api_and_worker_as_processes_and_ctrl_c_stops_them_all(de
     commands = sorted(" ".join(cmd.split()[2:4]) for cmd in children.values() if "switchboard.cli" in cmd)
     assert commands == ["switchboard.cli api", "switchboard.cli worker"], children
     assert any("temporal server start-dev" in cmd for cmd in children.values()), children
+    # The API sends this message itself (an eager start), so nothing here waits for the worker process:
+    # wait for its start-up, or the Ctrl-C below may reach it before it handles signals.
+    async with asyncio.timeout(60):
+        while True:
+            if '"worker started"' in dev.stderr.read_text():
+                break
+            await asyncio.sleep(0.1)
     async with httpx.AsyncClient(base_url=dev.api, timeout=30) as client:
         sent = await client.post(
             "/v1/messages",
@@ -136,7 +143,7 @@ async def test_dev_runs_api_and_worker_as_processes_and_ctrl_c_stops_them_all(de
                 "phone_number_id": dev.phone_number_id,
                 "to": "14155550100",
                 "type": "text",
-                "text": {"body": "through the worker process"},
+                "text": {"body": "through the API's eager start"},
             },
         )
     assert sent.status_code == 201, sent.text
