@@ -6,6 +6,7 @@ from datetime import timedelta
 from typing import Any
 
 import httpx
+import pytest
 from sqlalchemy import select
 from temporalio.service import RPCError, RPCStatusCode
 from temporalio.testing import WorkflowEnvironment
@@ -13,7 +14,7 @@ from temporalio.testing import WorkflowEnvironment
 from switchboard.activities.workflow_starts import timers_workflow_id
 from switchboard.models.agent_runtime import AgentThread, AgentTurn
 from switchboard.models.base import utcnow
-from switchboard.models.messaging import Message
+from switchboard.models.messaging import Contact, Conversation, Message
 from switchboard.settings import Settings
 from switchboard.store.database import create_engine, session_factory, unit_of_work
 from switchboard.workflows.maintenance import SweepAgentTurnsWorkflow
@@ -114,39 +115,62 @@ async def test_an_overdue_automatic_mute_whose_timer_never_started_is_lifted_by_
     await deploy_agent(app_client, bound_tenant, provider="mistral", tool_base_url=tools_url)
     await say(app_client, text_envelope("hola"))
     [run] = await finished_runs(app_client, bound_tenant)
-    # What Temporal being down when a human message muted the thread leaves: the mute, no timer workflow.
-    # The run's end woke the thread's timer workflow; left running, it could read the backdated mute below
-    # and lift it before the sweep does (it did, once, on a loaded CI machine), so it is stopped first.
-    try:
-        await temporal_env.client.get_workflow_handle(timers_workflow_id(run["thread_id"])).terminate(
-            "this test models a timer workflow that never started"
-        )
-    except RPCError as error:
-        assert error.status == RPCStatusCode.NOT_FOUND, error  # it had already finished
+    # What Temporal being down when a human message muted a thread leaves: the mute, no timer workflow.
+    # It is a thread of its own, with another contact: the run's thread has its timer workflow woken by
+    # the run's end and by its reply's send, either of which may land after this point, start that
+    # workflow afresh and lift a backdated mute before the sweep does (it did, on a loaded CI machine).
     engine = create_engine(settings.database_url)
     try:
         async with unit_of_work(session_factory(engine)) as session:
-            thread = await session.get(AgentThread, run["thread_id"])
-            assert thread is not None
-            thread.muted_at, thread.muted_reason = utcnow() - timedelta(hours=25), "human_detected"
+            answered = await session.get(AgentThread, run["thread_id"])
+            assert answered is not None
+            conversation = await session.get(Conversation, answered.conversation_id)
+            assert conversation is not None
+            contact = Contact(
+                tenant_id=answered.tenant_id, customer_id=conversation.customer_id, phone="15550100777"
+            )
+            session.add(contact)
+            await session.flush()
+            other = Conversation(
+                tenant_id=answered.tenant_id,
+                customer_id=conversation.customer_id,
+                phone_number_id=answered.phone_number_id,
+                contact_id=contact.id,
+                contact_phone=contact.phone,
+            )
+            session.add(other)
+            await session.flush()
+            muted = AgentThread(
+                tenant_id=answered.tenant_id,
+                conversation_id=other.id,
+                phone_number_id=answered.phone_number_id,
+                contact_id=contact.id,
+                binding_id=answered.binding_id,
+                muted_at=utcnow() - timedelta(hours=25),
+                muted_reason="human_detected",
+            )
+            session.add(muted)
+            await session.flush()
+            thread_id = muted.id
     finally:
         await engine.dispose()
+    with pytest.raises(RPCError) as never_started:
+        await temporal_env.client.get_workflow_handle(timers_workflow_id(thread_id)).describe()
+    assert never_started.value.status == RPCStatusCode.NOT_FOUND
 
     result: Any = await temporal_env.client.execute_workflow(
         SweepAgentTurnsWorkflow.run,
-        id=f"sweep-timers-{run['thread_id']}",
+        id=f"sweep-timers-{thread_id}",
         task_queue=settings.temporal_task_queue,
     )
     assert result.woken_timers == 1
 
     async def unmuted() -> dict[str, Any] | None:
-        response = await app_client.get(
-            f"/v1/agent-threads/{run['thread_id']}", headers=bound_tenant.headers()
-        )
+        response = await app_client.get(f"/v1/agent-threads/{thread_id}", headers=bound_tenant.headers())
         return response.json() if response.json()["muted_at"] is None else None
 
     await eventually(unmuted)
     events = await app_client.get(
-        "/v1/agent-events", params={"thread_id": run["thread_id"]}, headers=bound_tenant.headers()
+        "/v1/agent-events", params={"thread_id": thread_id}, headers=bound_tenant.headers()
     )
     assert [e["type"] for e in events.json()["data"]] == ["thread.unmuted"]
