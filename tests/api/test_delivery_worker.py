@@ -10,23 +10,21 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
 import pytest
 from fastapi import FastAPI
-from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 from temporalio.worker import Worker
 
 from switchboard.activities.webhooks.types import DeliveryInput, DeliveryRef, ScheduleTerms
 from switchboard.activities.workflow_starts import DELIVERY_WORKFLOW, delivery_workflow_id
-from switchboard.api.app import create_app
-from switchboard.api.delivery_worker import IDENTITY_SUFFIX, DeliveryWorker, EagerOnlySlots
+from switchboard.api.delivery_worker import IDENTITY_SUFFIX, EagerOnlySlots
 from switchboard.domain.webhook_policy import WebhookPolicy
 from switchboard.models.events import WebhookAttempt, WebhookDelivery
 from switchboard.settings import Settings
+from tests.support.api_process import running_api, started_by
 from tests.support.http_server import serve_app
 from tests.support.inbound import post_webhook, provision_fixture_number, rows, text_payload
 from tests.support.tenants import TenantFixture, provision_tenant
@@ -90,19 +88,6 @@ def settings(settings: Settings, overrides: dict[str, Any]) -> Settings:
     return settings.model_copy(update={"api_delivery_slots": default, **overrides})
 
 
-@asynccontextmanager
-async def running_api(settings: Settings) -> AsyncIterator[tuple[httpx.AsyncClient, FastAPI]]:
-    """The API with its lifespan running, once its delivery worker (if any) is registered."""
-    app = create_app(settings)
-    async with app.router.lifespan_context(app):
-        deliveries: DeliveryWorker | None = app.state.delivery_worker
-        if deliveries is not None:
-            await asyncio.wait_for(deliveries.running.wait(), timeout=20)
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://switchboard.test") as client:
-            yield client, app
-
-
 @pytest.fixture
 async def api(settings: Settings) -> AsyncIterator[tuple[httpx.AsyncClient, FastAPI]]:
     async with running_api(settings) as running:
@@ -125,16 +110,6 @@ async def subscribed(
     api: tuple[httpx.AsyncClient, FastAPI], settings: Settings, receiver: tuple[Receiver, str]
 ) -> TenantFixture:
     return await subscribe(api[0], settings, receiver[1])
-
-
-async def started_by(temporal: Client, workflow_id: str) -> list[str]:
-    """The identities of the workers that took the run's workflow tasks, in order."""
-    history = await temporal.get_workflow_handle(workflow_id).fetch_history()
-    return [
-        event.workflow_task_started_event_attributes.identity
-        for event in history.events
-        if event.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED
-    ]
 
 
 async def posted(receiver: Receiver, count: int) -> list[dict[str, Any]]:

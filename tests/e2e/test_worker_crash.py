@@ -17,7 +17,7 @@ from temporalio.testing import WorkflowEnvironment
 from switchboard.activities.workflow_starts import send_workflow_id
 from switchboard.api.delivery_worker import IDENTITY_SUFFIX
 from switchboard.settings import Settings
-from tests.api.test_delivery_worker import started_by
+from tests.support.api_process import started_by
 from tests.support.fake_channel import FakeChannel
 from tests.support.http_server import free_port, serve_app
 from tests.support.processes import service_env, spawn_api

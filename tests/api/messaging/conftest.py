@@ -15,6 +15,7 @@ from switchboard.store.database import create_engine
 from switchboard.worker import build_deps, build_worker, close_deps
 from tests.support.fake_channel import FakeChannel
 from tests.support.http_server import serve_app
+from tests.support.media_files import FileServer
 
 
 @pytest.fixture
@@ -22,6 +23,15 @@ async def fake_channel() -> AsyncIterator[tuple[FakeChannel, str]]:
     channel = FakeChannel()
     async with serve_app(channel.app()) as base_url:
         yield channel, base_url
+
+
+@pytest.fixture
+async def files() -> AsyncIterator[FileServer]:
+    """A loopback host for media links, counting each file's downloads."""
+    server = FileServer()
+    async with serve_app(server.app()) as base_url:
+        server.base_url = base_url
+        yield server
 
 
 @pytest.fixture

@@ -13,9 +13,9 @@ from temporalio.worker import Worker
 from switchboard.activities.workflow_starts import send_workflow_id
 from switchboard.api.delivery_worker import IDENTITY_SUFFIX
 from switchboard.settings import Settings
-from tests.api.messaging.test_send_media_links import FileServer, files  # noqa: F401 - the fixture
-from tests.api.test_delivery_worker import running_api, started_by
+from tests.support.api_process import running_api, started_by
 from tests.support.fake_channel import FakeChannel
+from tests.support.media_files import FileServer
 from tests.support.tenants import TenantFixture, provision_tenant
 
 TO = "14155550100"
@@ -47,7 +47,7 @@ async def test_a_send_with_a_media_link_starts_on_the_shared_queue(
     channel: FakeChannel,
     temporal_env,
     worker: Worker,
-    files: FileServer,  # noqa: F811
+    files: FileServer,
 ):
     """Its first step, the link's download and upload, is a regular activity, which the API does not run."""
     async with running_api(settings) as (client, _):

@@ -2,61 +2,19 @@
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
 import pytest
-from fastapi import FastAPI, Response
 from temporalio.api.enums.v1 import EventType
 from temporalio.testing import WorkflowEnvironment
 
 from switchboard.activities.workflow_starts import send_workflow_id
 from tests.support.fake_channel import FakeChannel, Scripted, cloud_error
-from tests.support.http_server import serve_app
+from tests.support.media_files import FILES, FileServer
 from tests.support.tenants import TenantFixture
 
 TO = "14155550100"
-FILES = {
-    "photo.jpg": ("image/jpeg", b"\xff\xd8\xff\xe0" + b"j" * 2048),
-    "clip.mp4": ("video/mp4", b"\x00\x00\x00\x18ftypmp42" + b"v" * 4096),
-    "voice.ogg": ("audio/ogg", b"OggS" + b"a" * 1024),
-    "invoice.pdf": ("application/pdf", b"%PDF-1.4" + b"d" * 3000),
-    "smile.webp": ("image/webp", b"RIFF\x00\x00\x00\x00WEBP" + b"s" * 900),
-}
-
-
-class FileServer:
-    """A loopback host for media links that counts downloads."""
-
-    def __init__(self) -> None:
-        self.hits: Counter[str] = Counter()
-        self.base_url = ""
-
-    def app(self) -> FastAPI:
-        app = FastAPI()
-
-        @app.get("/files/{name}")
-        async def file(name: str) -> Response:
-            self.hits[name] += 1
-            if name not in FILES:
-                return Response(status_code=404)
-            mime, content = FILES[name]
-            return Response(content=content, media_type=mime)
-
-        return app
-
-    def link(self, name: str) -> str:
-        return f"{self.base_url}/files/{name}"
-
-
-@pytest.fixture
-async def files() -> AsyncIterator[FileServer]:
-    server = FileServer()
-    async with serve_app(server.app()) as base_url:
-        server.base_url = base_url
-        yield server
 
 
 async def send(
