@@ -4,11 +4,11 @@ Migrations run once per session into a template; each test then gets a copy
 (a file copy for SQLite, ``CREATE DATABASE ... TEMPLATE`` for PostgreSQL), so
 every test starts from the real migrated schema without paying for Alembic.
 
-On PostgreSQL a copy is a checkpointed write of every page of the template and
-a drop is a file removal: mostly waiting on the disk, about 0.1 s quiet and
-several times that while CI's other leg keeps the disk busy. A background
-thread does both, keeping ``STOCK`` copies made ahead and dropping what tests
-hand back, so a test waits only when the stock has run out.
+On PostgreSQL a copy writes every page of the template through the WAL and
+syncs it, and a drop removes files: mostly waiting on the disk, 0.1 to 0.7 s a
+copy on these machines, more while CI's other leg keeps the disk busy. A
+background thread does both, keeping ``STOCK`` copies made ahead and dropping
+what tests hand back, so a test waits only when the stock has run out.
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ class DatabaseFactory:
         self._workdir = workdir
         self._created: list[str] = []
         self._template: str | None = None
-        # PostgreSQL only: copies made ahead, and the background thread's work (a name to drop, or
-        # None for "make one more copy"); its failures are handed to the next fresh() call.
+        # PostgreSQL only: copies made ahead, and the background thread's work (a name to drop, None
+        # for "make one more copy", "" to stop); a copy's failure is handed to the fresh() call.
         self._stock: queue.Queue[str | BaseException] = queue.Queue()
         self._work: queue.Queue[str | None] = queue.Queue()
         self._lock = threading.Lock()
