@@ -27,13 +27,12 @@ from temporalio.worker import Replayer, Worker
 
 from switchboard.activities.deps import ActivityDeps
 from switchboard.activities.registry import build_activities
-from switchboard.models.agent_runtime import AgentThread
-from switchboard.models.messaging import Contact, Conversation
 from switchboard.settings import Settings
 from switchboard.store.agents.guardrails import apply_mute_trigger
 from switchboard.store.database import create_engine, unit_of_work
 from switchboard.worker import build_deps, close_deps
 from switchboard.workflows.registry import WORKFLOWS
+from tests.support.agent_threads import new_thread
 from tests.support.tenants import TenantFixture
 
 HISTORIES = Path(__file__).parent / "histories"
@@ -134,27 +133,11 @@ def workflow_name(cls: type) -> str:
 async def muted_thread(stack: Stack, tenant: TenantFixture, *, at: datetime) -> str:
     """A new agent thread of the tenant, muted by a human message at ``at`` (unmutes 24 h later)."""
     async with unit_of_work(stack.deps.sessions) as session:
-        contact = Contact(
-            tenant_id=tenant.id, customer_id=tenant.customer_id, phone=f"1650{uuid.uuid4().int % 10**7:07d}"
-        )
-        session.add(contact)
-        await session.flush()
-        conversation = Conversation(
+        thread = await new_thread(
+            session,
             tenant_id=tenant.id,
             customer_id=tenant.customer_id,
             phone_number_id=tenant.phone_number_id,
-            contact_id=contact.id,
-            contact_phone=contact.phone,
         )
-        session.add(conversation)
-        await session.flush()
-        thread = AgentThread(
-            tenant_id=tenant.id,
-            conversation_id=conversation.id,
-            phone_number_id=tenant.phone_number_id,
-            contact_id=contact.id,
-        )
-        session.add(thread)
-        await session.flush()
         await apply_mute_trigger(session, thread, "human_message", now=at)
         return thread.id

@@ -8,7 +8,6 @@ message, and the inactivity reset with its threshold from the binding, the envir
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -24,13 +23,13 @@ from switchboard.activities.agents.payloads import TimersInput
 from switchboard.activities.workflow_starts import timers_workflow_id
 from switchboard.models.agent_runtime import AgentEvent, AgentThread
 from switchboard.models.agents import AgentBinding
-from switchboard.models.messaging import Contact, Conversation
 from switchboard.models.tenancy import Tenant
 from switchboard.settings import Settings
 from switchboard.store.agents.guardrails import apply_mute_trigger
 from switchboard.store.database import create_engine, session_factory, unit_of_work
 from switchboard.workflows.agent_timers import AgentThreadTimersWorkflow
 from tests.conftest import ADMIN_KEY, make_settings
+from tests.support.agent_threads import new_thread
 from tests.support.tenants import TenantFixture, provision_tenant
 
 
@@ -72,30 +71,13 @@ async def _thread(stack: Stack, **fields: Any) -> AgentThread:
         assert tenant is not None
         if "timezone" in fields:
             tenant.timezone = fields.pop("timezone")
-        contact = Contact(
-            tenant_id=tenant.id,
-            customer_id=stack.tenant.customer_id,
-            phone=f"1650{uuid.uuid4().int % 10**7:07d}",
-        )
-        session.add(contact)
-        await session.flush()
-        conversation = Conversation(
+        thread = await new_thread(
+            session,
             tenant_id=tenant.id,
             customer_id=stack.tenant.customer_id,
             phone_number_id="106540352242922",
-            contact_id=contact.id,
-            contact_phone=contact.phone,
-        )
-        session.add(conversation)
-        await session.flush()
-        thread = AgentThread(
-            tenant_id=tenant.id,
-            conversation_id=conversation.id,
-            phone_number_id="106540352242922",
-            contact_id=contact.id,
             **fields,
         )
-        session.add(thread)
     return thread
 
 

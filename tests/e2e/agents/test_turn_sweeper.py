@@ -14,13 +14,14 @@ from temporalio.testing import WorkflowEnvironment
 from switchboard.activities.workflow_starts import timers_workflow_id
 from switchboard.models.agent_runtime import AgentThread, AgentTurn
 from switchboard.models.base import utcnow
-from switchboard.models.messaging import Contact, Conversation, Message
+from switchboard.models.messaging import Conversation, Message
 from switchboard.settings import Settings
 from switchboard.store.database import create_engine, session_factory, unit_of_work
 from switchboard.workflows.maintenance import SweepAgentTurnsWorkflow
 from tests.e2e.agents.support import deploy_agent, eventually, finished_runs, runs, say, text_envelope
 from tests.fakes.scripting import FakeProvider, TextReply
 from tests.fixtures.channel import USER_PHONE
+from tests.support.agent_threads import new_thread
 from tests.support.fake_channel import FakeChannel
 from tests.support.tenants import TenantFixture
 
@@ -126,31 +127,15 @@ async def test_an_overdue_automatic_mute_whose_timer_never_started_is_lifted_by_
             assert answered is not None
             conversation = await session.get(Conversation, answered.conversation_id)
             assert conversation is not None
-            contact = Contact(
-                tenant_id=answered.tenant_id, customer_id=conversation.customer_id, phone="15550100777"
-            )
-            session.add(contact)
-            await session.flush()
-            other = Conversation(
+            muted = await new_thread(
+                session,
                 tenant_id=answered.tenant_id,
                 customer_id=conversation.customer_id,
                 phone_number_id=answered.phone_number_id,
-                contact_id=contact.id,
-                contact_phone=contact.phone,
-            )
-            session.add(other)
-            await session.flush()
-            muted = AgentThread(
-                tenant_id=answered.tenant_id,
-                conversation_id=other.id,
-                phone_number_id=answered.phone_number_id,
-                contact_id=contact.id,
                 binding_id=answered.binding_id,
                 muted_at=utcnow() - timedelta(hours=25),
                 muted_reason="human_detected",
             )
-            session.add(muted)
-            await session.flush()
             thread_id = muted.id
     finally:
         await engine.dispose()
