@@ -10,14 +10,10 @@ import pytest
 from sqlalchemy import delete, update
 from sqlalchemy import event as sa_event
 
-from switchboard.models.base import utcnow
 from switchboard.models.events import WebhookDelivery, WebhookEndpoint
-from switchboard.models.tenancy import Tenant
-from switchboard.store import events
 from switchboard.store.database import create_engine, session_factory, unit_of_work
-from switchboard.store.webhooks.deliveries import delivery_id_for, load_delivery, plan_recorded_deliveries
-
-RECEIVED = "channel.message.received"
+from switchboard.store.webhooks.deliveries import load_delivery
+from tests.support.webhook_rows import one_delivery
 
 
 @pytest.fixture
@@ -27,30 +23,8 @@ async def engine(database_url):
     await engine.dispose()
 
 
-async def _one_delivery(engine) -> tuple[str, str, str]:
-    """A tenant with one webhook and one recorded event planned to it: (delivery, event, webhook) ids."""
-    sessions = session_factory(engine)
-    async with unit_of_work(sessions) as session:
-        session.add(Tenant(id="ten_a", name="A"))
-    async with unit_of_work(sessions) as session:
-        hook = WebhookEndpoint(tenant_id="ten_a", url="https://a.test/in", secret_encrypted="s")
-        session.add(hook)
-    async with unit_of_work(sessions) as session:
-        event = await events.record_event(
-            session,
-            tenant_id="ten_a",
-            kind=RECEIVED,
-            payload={"n": 1},
-            occurred_at=utcnow(),
-            phone_number_id="1",
-        )
-        ((planned_event, webhook_ids),) = await plan_recorded_deliveries(session, [event.id])
-    assert webhook_ids == [hook.id]
-    return delivery_id_for(planned_event.id, hook.id), planned_event.id, hook.id
-
-
 async def test_the_delivery_its_event_and_its_webhook_come_in_one_statement(engine):
-    delivery_id, event_id, webhook_id = await _one_delivery(engine)
+    delivery_id, event_id, webhook_id = await one_delivery(engine)
     seen: list[str] = []
 
     def note(conn, cursor, statement, parameters, context, executemany):
@@ -70,7 +44,7 @@ async def test_the_delivery_its_event_and_its_webhook_come_in_one_statement(engi
 
 
 async def test_the_rows_are_copies_no_session_tracks_typed_as_the_orm_reads_them(engine):
-    delivery_id, _, _ = await _one_delivery(engine)
+    delivery_id, _, _ = await one_delivery(engine)
     async with unit_of_work(session_factory(engine)) as session:
         context = await load_delivery(session, delivery_id)
         assert context is not None and context.webhook is not None
@@ -84,7 +58,7 @@ async def test_the_rows_are_copies_no_session_tracks_typed_as_the_orm_reads_them
 
 
 async def test_a_webhook_changed_elsewhere_is_read_as_it_is_now(engine):
-    delivery_id, _, webhook_id = await _one_delivery(engine)
+    delivery_id, _, webhook_id = await one_delivery(engine)
     sessions = session_factory(engine)
     async with unit_of_work(sessions) as session:
         first = await load_delivery(session, delivery_id)
@@ -99,7 +73,7 @@ async def test_a_webhook_changed_elsewhere_is_read_as_it_is_now(engine):
 
 
 async def test_a_delivery_that_is_gone_loads_as_none(engine):
-    delivery_id, _, webhook_id = await _one_delivery(engine)
+    delivery_id, _, webhook_id = await one_delivery(engine)
     async with unit_of_work(session_factory(engine)) as session:
         assert await load_delivery(session, "whd_missing") is None
     async with unit_of_work(session_factory(engine)) as session:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime
 
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio import activity
 
 from switchboard.activities.deps import ActivityDeps
@@ -43,6 +43,11 @@ from switchboard.store.webhooks.endpoints import open_secret
 log = logging.getLogger("switchboard.webhooks")
 
 _UNHEALTHY = {HealthStatus.DEGRADED.value, HealthStatus.FAILING.value}
+
+
+def _skips_health(seen: WebhookEndpoint, *, success: bool) -> bool:
+    """A success on a webhook that was healthy when its attempt loaded it: no health to evaluate."""
+    return success and seen.health_state not in _UNHEALTHY
 
 
 def _result_of(row: WebhookAttempt) -> AttemptResult:
@@ -87,8 +92,9 @@ class WebhookDeliveryActivities:
             context.webhook, context.event.kind, context.event.payload, request.delivery_id
         )
         success = is_success(outcome.status_code)
+        sessions = self._record_sessions(context.webhook, success=success)
         # On SQLite, the record takes its turn with this process's other writers (store/database.py).
-        async with write_turn(self._deps.sessions), unit_of_work(self._deps.sessions) as session:
+        async with write_turn(sessions), unit_of_work(sessions) as session:
             recorded_now = await deliveries.record_attempt(
                 session,
                 delivery_id=request.delivery_id,
@@ -120,6 +126,19 @@ class WebhookDeliveryActivities:
             retry_after_seconds=parse_retry_after(outcome.retry_after, now=datetime.now(UTC)),
         )
 
+    def _record_sessions(self, seen: WebhookEndpoint, *, success: bool) -> async_sessionmaker[AsyncSession]:
+        """Where an attempt's record is written: alone, where it is one statement and nothing joins it.
+
+        A success on a webhook healthy when loaded (the common case) evaluates no health, so on
+        PostgreSQL its record, one statement there, commits by itself on the autocommit engine.
+        Anything else shares one transaction with the health evaluation that follows.
+        """
+        statement_sessions = self._deps.statement_sessions
+        dialect = statement_sessions.kw["bind"].dialect.name
+        if _skips_health(seen, success=success) and deliveries.records_at_once(dialect):
+            return statement_sessions
+        return self._deps.sessions
+
     async def _post(
         self, webhook: WebhookEndpoint, kind: str, payload: dict, delivery_id: str
     ) -> PostOutcome:
@@ -144,7 +163,7 @@ class WebhookDeliveryActivities:
         that was healthy then is the common case and needs no evaluation, so it reads nothing; a
         webhook that turned unhealthy during that one POST is evaluated at its next attempt.
         """
-        if success and seen.health_state not in _UNHEALTHY:
+        if _skips_health(seen, success=success):
             return []
         config = self._config
         webhook_id = seen.id
