@@ -58,7 +58,6 @@ from switchboard.activities.tools.http_client import egress_client
 from switchboard.activities.webhooks.config import config_from_settings
 from switchboard.activities.webhooks.delivery import WebhookDeliveryActivities
 from switchboard.api.state import AppState
-from switchboard.inline_activations import ActivationsOnTheLoop
 from switchboard.temporal_client import connect_temporal
 from switchboard.workflows.send_message import SendMessageWorkflow
 from switchboard.workflows.webhook_delivery import DeliverWebhookWorkflow
@@ -155,9 +154,6 @@ def build_delivery_worker(deps: ActivityDeps, slots: EagerOnlySlots) -> Worker:
             nexus_supplier=FixedSizeSlotSupplier(1),
         ),
         workflow_runner=UnsandboxedWorkflowRunner(),
-        # Both workflows only schedule local activities and timers: their activations run on this
-        # process's loop, with no thread hop (switchboard/inline_activations.py).
-        workflow_task_executor=ActivationsOnTheLoop(),
     )
 
 
