@@ -325,7 +325,7 @@ def _record_at_once(success: bool) -> Any:
     acts only if the attempt's INSERT did (a row in ``attempt``), and all see the same snapshot, so a
     success's settling UPDATE (delivery still pending) and its counting UPDATE (delivery no longer
     pending) exclude each other. One round trip instead of five (BEGIN, three statements, COMMIT): a
-    delivery's record was a fifth of an inbound message's statements (docs/operations.md, Performance).
+    delivery's record was a quarter of an inbound message's round trips (docs/operations.md, Performance).
     Answers the webhook (NULL when nothing was inserted) and whether the delivery was settled.
     """
     d, e = _deliveries.c, _endpoints.c
@@ -377,6 +377,7 @@ async def record_attempt(
     included, so a vanished delivery inserts nothing, with no read beforehand. The clock's UPDATE is
     always sent and decides in SQL whether to write: the webhook as loaded before the POST may be stale
     by then (a concurrent attempt's failure), and a success must still end that failing spell.
+    On PostgreSQL the three writes go as one statement (``_record_at_once``), on SQLite as three.
     """
     given = {
         _given("id"): new_id("att", at=at),
