@@ -8,7 +8,8 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from switchboard.models.agent_runtime import AgentThread
-from switchboard.models.messaging import Contact, Conversation
+from switchboard.models.messaging import Contact
+from switchboard.store.conversations import open_conversation
 
 
 async def new_thread(
@@ -20,15 +21,14 @@ async def new_thread(
     )
     session.add(contact)
     await session.flush()
-    conversation = Conversation(
+    conversation, _ = await open_conversation(
+        session,
         tenant_id=tenant_id,
         customer_id=customer_id,
         phone_number_id=phone_number_id,
-        contact_id=contact.id,
-        contact_phone=contact.phone,
+        contact=contact,
+        new_contact=True,
     )
-    session.add(conversation)
-    await session.flush()
     thread = AgentThread(
         tenant_id=tenant_id,
         conversation_id=conversation.id,
