@@ -5,7 +5,9 @@ once, the recorded events never read back, no conversation lookup for a
 contact created in the same transaction (it can have no conversation yet), no
 bindings read for a tenant without agents, no wamid lookup on a first try, one
 INSERT for an item's events and one for its deliveries. A returning user's
-message does look its conversation up.
+message does look its conversation up. On PostgreSQL a user message's number
+read and ledger claim are one statement (``with claim``), and so are its
+contact's lookup and, for a new user, INSERT (``with found``).
 """
 
 from __future__ import annotations
@@ -14,15 +16,17 @@ import re
 from collections import Counter
 
 from sqlalchemy import event as sa_event
+from sqlmodel import select
 
 from switchboard.domain.inbound import parse_envelope
 from switchboard.models.base import utcnow
+from switchboard.models.inbound import InboundItemRecord
 from switchboard.store import inbound as store
 from switchboard.store.database import create_engine, session_factory, unit_of_work
 from switchboard.store.webhooks.active import read_webhooks_once
 from switchboard.store.webhooks.deliveries import plan_recorded_deliveries
 from tests.api.agent_catalog_support import deployed
-from tests.support.inbound import provision_fixture_number, text_payload
+from tests.support.inbound import db, provision_fixture_number, text_payload
 
 
 def _table_touched(statement: str) -> str:
@@ -32,6 +36,9 @@ def _table_touched(statement: str) -> str:
         statement = outer
     words = statement.lower().split()
     verb = words[0]
+    if verb == "with":
+        # PostgreSQL's combined statements, named by their first CTE: ``with claim``, ``with found``.
+        return f"with {words[1]}"
     if verb == "select":
         return f"select {words[words.index('from') + 1]}"
     if verb in ("insert", "delete"):
@@ -69,6 +76,7 @@ async def test_a_new_users_message_and_a_returning_users(app_client, tenant, set
     )
     assert hook.status_code == 201, hook.text
 
+    postgres = settings.database_url.startswith("postgresql")
     outcome, first = await _apply(settings, "wamid.first", from_phone="16505550001")
     assert outcome.result == store.APPLIED
     assert first["select conversations"] == 0
@@ -81,11 +89,19 @@ async def test_a_new_users_message_and_a_returning_users(app_client, tenant, set
     assert first["insert events"] == 1
     assert first["insert webhook_deliveries"] == 1
     # The tenant has no agent binding: the number's read said so, and no bindings read follows.
-    assert first["select phone_numbers"] == 1
     assert first["select agent_bindings"] == 0
     # A first try does not look for the wamid (the unique key refuses a duplicate).
     assert first["select messages"] == 0
-    assert sum(first.values()) == 10
+    if postgres:
+        # The number with the claim, the contact's lookup with its INSERT: two statements fewer.
+        assert first["with claim"] == 1 and first["with found"] == 1
+        assert first["select phone_numbers"] == first["insert inbound_items"] == 0
+        assert first["select contacts"] == first["insert contacts"] == 0
+        assert sum(first.values()) == 8
+    else:
+        assert first["select phone_numbers"] == first["insert inbound_items"] == 1
+        assert first["select contacts"] == first["insert contacts"] == 1
+        assert sum(first.values()) == 10
 
     outcome, again = await _apply(settings, "wamid.again", from_phone="16505550001")
     assert outcome.result == store.APPLIED
@@ -96,7 +112,14 @@ async def test_a_new_users_message_and_a_returning_users(app_client, tenant, set
     assert again["update conversations"] == 1
     assert again["select agent_bindings"] == 0
     assert again["select messages"] == 0
-    assert sum(again.values()) == 9
+    if postgres:
+        # The contact is found: the statement's INSERT adds no row.
+        assert again["with claim"] == 1 and again["with found"] == 1
+        assert again["insert contacts"] == 0
+        assert sum(again.values()) == 8
+    else:
+        assert again["select contacts"] == 1 and again["insert contacts"] == 0
+        assert sum(again.values()) == 9
 
 
 async def test_a_tenant_with_an_agent_reads_its_bindings_and_records_the_turn(app_client, tenant, settings):
@@ -113,3 +136,28 @@ async def test_a_tenant_with_an_agent_reads_its_bindings_and_records_the_turn(ap
     assert ran["select agent_bindings"] == 1
     assert len(outcome.turns) == 1
     assert ran["insert agent_threads"] == 1 and ran["insert agent_turns"] == 1
+
+
+async def test_a_user_message_claims_its_key_only_for_a_number_provisioned_here(app_client, tenant, settings):
+    """The number's read and the claim are one statement on PostgreSQL: an unknown number claims nothing."""
+
+    async def apply(wamid: str) -> str:
+        (item,) = parse_envelope(text_payload(wamid, from_phone="16505550003"), received_at=utcnow())
+        async with db(settings) as session:
+            outcome = await store.apply_item(
+                session, item, payload_id=f"p-{wamid}", now=utcnow(), first_try=True
+            )
+        return outcome.result
+
+    assert await apply("wamid.early") == store.IGNORED
+    async with db(settings) as session:
+        claimed = (await session.execute(select(InboundItemRecord.key))).scalars().all()
+    assert claimed == [], "a number not provisioned here leaves no ledger key behind"
+
+    await provision_fixture_number(app_client, tenant)
+    # The same item once the number is ours: applied now, and a duplicate after.
+    assert await apply("wamid.early") == store.APPLIED
+    assert await apply("wamid.early") == store.DUPLICATE
+    async with db(settings) as session:
+        claimed = (await session.execute(select(InboundItemRecord.key))).scalars().all()
+    assert len(claimed) == 1 and claimed[0].endswith("wamid.early")

@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from datetime import datetime
+from functools import cache
+from typing import Any
 
-from sqlalchemy import bindparam
+from sqlalchemy import bindparam, case, exists, or_, select, union_all
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlmodel import col, select
+from sqlmodel import col
+from sqlmodel import select as select_models
 
 from switchboard.domain.phone import phone_variants
-from switchboard.models.base import utcnow
+from switchboard.models.base import new_id, utcnow
 from switchboard.models.messaging import Contact
 from switchboard.models.tenancy import Customer
 from switchboard.store.tables import table_of
@@ -71,7 +75,7 @@ class ContactFacts:
 
 
 # Built once (every inbound message runs them): constructing a statement costs more CPU than running it.
-_OF_CUSTOMER = select(Contact).where(
+_OF_CUSTOMER = select_models(Contact).where(
     col(Contact.tenant_id) == bindparam("tenant_id"), col(Contact.customer_id) == bindparam("customer_id")
 )
 _BY_BSUID = _OF_CUSTOMER.where(col(Contact.bsuid) == bindparam("bsuid"))
@@ -120,24 +124,20 @@ async def upsert_contact(
 
     True with it when this call created it (so it can have no conversation yet).
     """
-    contact = await find_contact(session, tenant_id=tenant_id, customer_id=customer_id, facts=facts)
     now = utcnow()
-    if contact is None:
-        contact = Contact(
-            tenant_id=tenant_id,
-            customer_id=customer_id,
-            phone=facts.phone,
-            wa_id=facts.wa_id,
-            bsuid=facts.bsuid,
-            parent_bsuid=facts.parent_bsuid,
-            username=facts.username,
-            name=facts.name,
-            created_at=now,
-            updated_at=now,
-        )
-        session.add(contact)
-        await session.flush()
-        return contact, True
+    columns = _new_contact_columns(tenant_id=tenant_id, customer_id=customer_id, facts=facts, now=now)
+    if session.get_bind().dialect.name == "postgresql":
+        contact = await _found_or_inserted(session, columns, facts)
+        if contact.id == columns["id"]:
+            return contact, True
+    else:
+        found = await find_contact(session, tenant_id=tenant_id, customer_id=customer_id, facts=facts)
+        if found is None:
+            contact = Contact(**columns)
+            session.add(contact)
+            await session.flush()
+            return contact, True
+        contact = found
     changed = False
     for attr in ("name", "username", "parent_bsuid", "wa_id"):
         value = getattr(facts, attr)
@@ -164,3 +164,68 @@ async def upsert_contact(
         contact.updated_at = now
         await session.flush()
     return contact, False
+
+
+def _new_contact_columns(
+    *, tenant_id: str, customer_id: str, facts: ContactFacts, now: datetime
+) -> dict[str, Any]:
+    """Every column of the contact the facts would create (its id drawn now)."""
+    return {
+        "id": new_id("ct"),
+        "tenant_id": tenant_id,
+        "customer_id": customer_id,
+        "phone": facts.phone,
+        "wa_id": facts.wa_id,
+        "bsuid": facts.bsuid,
+        "parent_bsuid": facts.parent_bsuid,
+        "username": facts.username,
+        "name": facts.name,
+        "created_at": now,
+        "updated_at": now,
+    }
+
+
+@cache
+def _found_or_inserted_statement() -> Any:
+    """``find_contact``'s row (locked), else the new contact INSERTed, as one statement (PostgreSQL only).
+
+    The lookup matches the BSUID or any spelling of the phone and prefers the BSUID's row, as
+    ``find_contact``'s two reads do; the INSERT (a data-modifying CTE) runs only when it found none.
+    Built once: every inbound message runs it.
+    """
+    table = table_of(Contact)
+    by_bsuid = table.c.bsuid == bindparam("bsuid")
+    found = (
+        select(table)
+        .where(
+            table.c.tenant_id == bindparam("tenant_id"),
+            table.c.customer_id == bindparam("customer_id"),
+            or_(by_bsuid, table.c.phone.in_(bindparam("phones", expanding=True))),
+        )
+        .order_by(case((by_bsuid, 0), else_=1))
+        .limit(1)
+        .with_for_update()
+        .cte("found")
+    )
+    # Bound names prefixed: the INSERT's own columns may not be bound under their names.
+    given = select(*(bindparam(f"given_{column.name}", type_=column.type) for column in table.columns))
+    inserted = (
+        postgresql.insert(table)
+        .from_select([column.name for column in table.columns], given.where(~exists(select(found.c.id))))
+        .returning(*table.columns)
+        .cte("inserted")
+    )
+    return select(Contact).from_statement(union_all(select(found), select(inserted)))
+
+
+async def _found_or_inserted(session: AsyncSession, columns: dict[str, Any], facts: ContactFacts) -> Contact:
+    """The contact ``facts`` describe, locked, or one inserted with ``columns`` (its id tells which); one round trip."""
+    params = {f"given_{name}": value for name, value in columns.items()}
+    params |= {
+        "tenant_id": columns["tenant_id"],
+        "customer_id": columns["customer_id"],
+        # An empty list matches nothing, and neither does a NULL BSUID.
+        "bsuid": facts.bsuid or None,
+        "phones": phone_variants(facts.phone) if facts.phone else [],
+    }
+    return (await session.execute(_found_or_inserted_statement(), params)).scalars().one()

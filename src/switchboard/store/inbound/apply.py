@@ -40,6 +40,7 @@ from switchboard.store.inbound.identity import (
     apply_username_update,
 )
 from switchboard.store.inbound.messages import apply_message_item
+from switchboard.store.inbound.number_claim import claims_with_number, number_and_claim
 from switchboard.store.inbound.outcome import DEFERRED, DUPLICATE, IGNORED, ItemOutcome
 from switchboard.store.inbound.raw import claim_item
 from switchboard.store.inbound.statuses import apply_status, status_target_exists
@@ -64,7 +65,11 @@ _HANDLERS: dict[type, Handler] = {
 
 def ledger_key(item: InboundItem, biz: Business) -> str:
     """The item's key in the applied-items ledger (scoped to its business number)."""
-    return f"{biz.phone_number_id}|{item.dedup_key()}"
+    return _ledger_key(biz.phone_number_id, item)
+
+
+def _ledger_key(phone_number_id: str, item: InboundItem) -> str:
+    return f"{phone_number_id}|{item.dedup_key()}"
 
 
 async def apply_item(
@@ -92,7 +97,14 @@ async def apply_item(
     if isinstance(item, TemplateUpdate):
         # WABA-level: no business number, keyed and ordered by template.
         return await apply_template_update(session, item, payload_id=payload_id, now=now)
-    biz = await business_for_item(session, item)
+    # Whether this call claimed the item's key; None until it has tried.
+    claimed: bool | None = None
+    if claims_with_number(item, session):
+        # A user message: its number's read and its claim in one statement (store/inbound/number_claim.py).
+        key = _ledger_key(item.phone_number_id or "", item)
+        biz, claimed = await number_and_claim(session, item, key=key, payload_id=payload_id, at=now)
+    else:
+        biz = await business_for_item(session, item)
     if biz is None:
         log.info("inbound item for a number not provisioned here; ignored", extra=context)
         return ItemOutcome(IGNORED)
@@ -102,7 +114,9 @@ async def apply_item(
         return ItemOutcome(IGNORED)
     if isinstance(item, StatusUpdate) and not await status_target_exists(session, item, biz):
         return ItemOutcome(DEFERRED)
-    if not await claim_item(session, key=ledger_key(item, biz), payload_id=payload_id, at=now):
+    if claimed is None:
+        claimed = await claim_item(session, key=ledger_key(item, biz), payload_id=payload_id, at=now)
+    if not claimed:
         return ItemOutcome(DUPLICATE)
     if first_try and isinstance(item, InboundMessage):
         outcome = await apply_message_item(session, item, biz, look_first=False)

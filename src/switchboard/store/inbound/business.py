@@ -25,7 +25,7 @@ _AGENTS_ENABLED = exists().where(
 )
 # As columns, not a mapped row: every user message runs it and only reads them (an ORM row's load
 # cost more CPU than the statement).
-_BUSINESS_BY_ID = select_columns(
+BUSINESS_BY_ID = select_columns(
     col(PhoneNumber.tenant_id),
     col(PhoneNumber.customer_id),
     col(PhoneNumber.phone_number_id),
@@ -52,8 +52,13 @@ class Business:
         return self.customer_id or await ensure_default_customer(session, self.tenant_id)
 
 
+def business_of_row(row: Row[*tuple[Any, ...]]) -> Business:
+    """The business of a row of ``BUSINESS_BY_ID``'s columns (``agents_enabled`` among them)."""
+    return _business(row, agents_enabled=bool(row.agents_enabled))
+
+
 def _business(phone: PhoneNumber | Row[*tuple[Any, ...]], *, agents_enabled: bool = True) -> Business:
-    """The business of a phone record or of a row of its columns (``_BUSINESS_BY_ID``)."""
+    """The business of a phone record or of a row of its columns (``BUSINESS_BY_ID``)."""
     return Business(
         tenant_id=phone.tenant_id,
         customer_id=phone.customer_id,
@@ -83,7 +88,7 @@ async def business_for_item(session: AsyncSession, item: InboundItem) -> Busines
     """The business number an item is for, or None when it is not provisioned here."""
     if isinstance(item, InboundMessage) and item.phone_number_id:
         # Only a user message may start an agent turn; statuses, the most common items, skip the EXISTS.
-        row = (await session.execute(_BUSINESS_BY_ID, {"phone_number_id": item.phone_number_id})).first()
-        return _business(row, agents_enabled=bool(row.agents_enabled)) if row is not None else None
+        row = (await session.execute(BUSINESS_BY_ID, {"phone_number_id": item.phone_number_id})).first()
+        return business_of_row(row) if row is not None else None
     phone = await phone_for_item(session, item)
     return _business(phone) if phone is not None else None
