@@ -57,23 +57,24 @@ _OF_CONTACT_LOCKED = (
 )
 
 
-# Built once (every new conversation runs it), like the lookup above.
-_FILE_UNFILED = (
-    update(Message)
+# Built once (every new conversation runs it), like the lookup above. On the table, not the entity, so that
+# store/inbound/first_message.py can send it as a CTE of its statement.
+_messages = Message.__table__  # type: ignore[attr-defined]
+FILE_UNFILED = (
+    update(_messages)
     .where(
-        col(Message.contact_id).is_(None),
-        col(Message.conversation_id).is_(None),
+        _messages.c.contact_id.is_(None),
+        _messages.c.conversation_id.is_(None),
         # An UPDATE's bound names may not be column names.
-        col(Message.tenant_id) == bindparam("of_tenant_id"),
-        col(Message.phone_number_id) == bindparam("of_phone_number_id"),
-        col(Message.direction) == "outbound",
+        _messages.c.tenant_id == bindparam("of_tenant_id"),
+        _messages.c.phone_number_id == bindparam("of_phone_number_id"),
+        _messages.c.direction == "outbound",
         or_(
-            col(Message.to_phone).in_(bindparam("phones", expanding=True)),
-            col(Message.recipient_bsuid) == bindparam("bsuid"),
+            _messages.c.to_phone.in_(bindparam("phones", expanding=True)),
+            _messages.c.recipient_bsuid == bindparam("bsuid"),
         ),
     )
     .values(conversation_id=bindparam("filed_conversation_id"), contact_id=bindparam("filed_contact_id"))
-    .execution_options(synchronize_session=False)
 )
 
 
@@ -86,12 +87,15 @@ async def open_conversation(
     contact: Contact,
     new_contact: bool = False,
     on_create: Callable[[Conversation], None] | None = None,
+    written_by_caller: bool = False,
 ) -> tuple[Conversation, bool]:
     """The conversation of this number with this contact, locked, created if missing; True when created.
 
     A contact created in this transaction (``new_contact``) has no conversation yet: none is looked up.
     ``on_create`` sees a new conversation before its INSERT (a first message's pointers go in with it,
-    not in an UPDATE after).
+    not in an UPDATE after). With ``written_by_caller`` a new conversation is returned unsaved and its
+    contact's unfiled sends are left unfiled: the caller writes both, with the conversation's first
+    message (store/inbound/first_message.py).
     """
     conversation = None
     if not new_contact:
@@ -115,6 +119,8 @@ async def open_conversation(
     )
     if on_create is not None:
         on_create(conversation)
+    if written_by_caller:
+        return conversation, True
     session.add(conversation)
     await session.flush()
     await file_unfiled_messages(session, conversation)
@@ -144,7 +150,13 @@ async def file_unfiled_messages(session: AsyncSession, conversation: Conversatio
     """
     if not conversation.contact_phone and not conversation.contact_bsuid:
         return 0
-    params = {
+    result = await session.execute(FILE_UNFILED, filing_params(conversation))
+    return int(cast("CursorResult[Any]", result).rowcount or 0)
+
+
+def filing_params(conversation: Conversation) -> dict[str, Any]:
+    """``FILE_UNFILED``'s parameters for a conversation's contact (matching nothing when it has no identity)."""
+    return {
         "of_tenant_id": conversation.tenant_id,
         "of_phone_number_id": conversation.phone_number_id,
         # An empty list matches nothing, and neither does a NULL BSUID.
@@ -153,8 +165,6 @@ async def file_unfiled_messages(session: AsyncSession, conversation: Conversatio
         "filed_conversation_id": conversation.id,
         "filed_contact_id": conversation.contact_id,
     }
-    result = await session.execute(_FILE_UNFILED, params)
-    return int(cast("CursorResult[Any]", result).rowcount or 0)
 
 
 async def _file_for_contact(session: AsyncSession, contact_id: str) -> None:

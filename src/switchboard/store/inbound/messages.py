@@ -34,6 +34,7 @@ from switchboard.store.contacts import ContactFacts, upsert_contact
 from switchboard.store.conversations import note_inbound_message, note_other_message, open_conversation
 from switchboard.store.inbound.business import Business
 from switchboard.store.inbound.events import NO_DELIVERY, conversation_facts, emit, message_facts
+from switchboard.store.inbound.first_message import write_first_message, writes_together
 from switchboard.store.inbound.outcome import APPLIED, DUPLICATE, ItemOutcome
 
 # Message.source of rows the user sent (the spec's list names only the business-side senders).
@@ -81,7 +82,12 @@ def _payload(item: InboundMessage | EchoMessage | HistoryMessage, **extra: Any) 
 
 
 async def _conversation(
-    session: AsyncSession, biz: Business, facts: ContactFacts, *, on_create: Callable[[Conversation], None]
+    session: AsyncSession,
+    biz: Business,
+    facts: ContactFacts,
+    *,
+    on_create: Callable[[Conversation], None],
+    written_by_caller: bool,
 ) -> tuple[Contact | None, Conversation | None, bool]:
     if not facts.identifiable:
         return None, None, False
@@ -97,6 +103,7 @@ async def _conversation(
         contact=contact,
         new_contact=new_contact,
         on_create=on_create,
+        written_by_caller=written_by_caller,
     )
     return contact, conversation, created
 
@@ -314,15 +321,23 @@ async def apply_message_item(
         occurred_at=item.occurred_at,
         **row.columns,
     )
+    together = writes_together(session)
     contact, conversation, created = await _conversation(
-        session, biz, row.contact, on_create=lambda new: _note(new, message, from_user=row.from_user)
+        session,
+        biz,
+        row.contact,
+        on_create=lambda new: _note(new, message, from_user=row.from_user),
+        written_by_caller=together,
     )
     message.contact_id = contact.id if contact else None
     message.conversation_id = conversation.id if conversation else None
     if conversation is not None and not created:
         _note(conversation, message, from_user=row.from_user)
-    session.add(message)
-    await session.flush()
+    if conversation is not None and created and together:
+        await write_first_message(session, conversation, message)
+    else:
+        session.add(message)
+        await session.flush()
     outcome = ItemOutcome(APPLIED)
     if conversation is not None and created:
         # When the message's own event follows, both go in with its flush (one INSERT).
