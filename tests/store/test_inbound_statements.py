@@ -6,7 +6,7 @@ contact created in the same transaction (it can have no conversation yet), no
 bindings read for a tenant without agents, no wamid lookup on a first try, one
 INSERT for an item's events and one for its deliveries. A returning user's
 message does look its conversation up. On PostgreSQL a user message's number
-read and ledger claim are one statement (``with claim``), and so are its
+read, ledger claim and its tenant's webhooks are one statement (``with claim``), and so are its
 contact's lookup and, for a new user, INSERT (``with found``), and a new
 conversation's INSERT, the filing of its contact's unfiled sends and the
 message's INSERT (``with conversation``).
@@ -84,7 +84,6 @@ async def test_a_new_users_message_and_a_returning_users(app_client, tenant, set
     assert first["select conversations"] == 0
     # Inserted already pointing at its first message: no UPDATE after the message's INSERT.
     assert first["update conversations"] == 0
-    assert first["select webhook_endpoints"] == 1
     assert first["select events"] == 0
     # conversation.created and channel.message.received, in one INSERT.
     assert first["insert events"] == 1
@@ -94,14 +93,16 @@ async def test_a_new_users_message_and_a_returning_users(app_client, tenant, set
     # A first try does not look for the wamid (the unique key refuses a duplicate).
     assert first["select messages"] == 0
     if postgres:
-        # The number with the claim, the contact's lookup with its INSERT, and the conversation's INSERT
-        # with the filing of unfiled sends and the message's INSERT: four statements fewer.
+        # The number with the claim and the tenant's webhooks, the contact's lookup with its INSERT, and
+        # the conversation's INSERT with the filing of unfiled sends and the message's INSERT: five fewer.
         assert first["with claim"] == 1 and first["with found"] == 1 and first["with conversation"] == 1
         assert first["select phone_numbers"] == first["insert inbound_items"] == 0
+        assert first["select webhook_endpoints"] == 0
         assert first["select contacts"] == first["insert contacts"] == 0
         assert first["insert conversations"] == first["update messages"] == first["insert messages"] == 0
-        assert sum(first.values()) == 6
+        assert sum(first.values()) == 5
     else:
+        assert first["select webhook_endpoints"] == 1
         assert first["select phone_numbers"] == first["insert inbound_items"] == 1
         assert first["select contacts"] == first["insert contacts"] == 1
         assert first["insert conversations"] == first["update messages"] == first["insert messages"] == 1
@@ -111,7 +112,6 @@ async def test_a_new_users_message_and_a_returning_users(app_client, tenant, set
     assert outcome.result == store.APPLIED
     assert again["select conversations"] == 1
     assert again["insert conversations"] == 0
-    assert again["select webhook_endpoints"] == 1
     assert again["insert events"] == 1
     assert again["update conversations"] == 1
     assert again["select agent_bindings"] == 0
@@ -119,9 +119,10 @@ async def test_a_new_users_message_and_a_returning_users(app_client, tenant, set
     if postgres:
         # The contact is found: the statement's INSERT adds no row.
         assert again["with claim"] == 1 and again["with found"] == 1
-        assert again["insert contacts"] == 0
-        assert sum(again.values()) == 8
+        assert again["insert contacts"] == again["select webhook_endpoints"] == 0
+        assert sum(again.values()) == 7
     else:
+        assert again["select webhook_endpoints"] == 1
         assert again["select contacts"] == 1 and again["insert contacts"] == 0
         assert sum(again.values()) == 9
 
@@ -165,3 +166,40 @@ async def test_a_user_message_claims_its_key_only_for_a_number_provisioned_here(
     async with db(settings) as session:
         claimed = (await session.execute(select(InboundItemRecord.key))).scalars().all()
     assert len(claimed) == 1 and claimed[0].endswith("wamid.early")
+
+
+async def test_the_webhooks_read_along_are_the_ones_a_read_of_their_own_finds(
+    app_client, tenant, other_tenant, settings
+):
+    """On PostgreSQL the claim's statement reads the tenant's webhooks along; the same ones must come out."""
+    await provision_fixture_number(app_client, tenant)
+    await provision_fixture_number(
+        app_client, tenant, phone_number_id="106540352242999", display="+1 650 555 0999"
+    )
+
+    async def hook(body: dict, *, owner=tenant) -> str:
+        created = await app_client.post("/v1/webhooks", json=body, headers=owner.headers())
+        assert created.status_code == 201, created.text
+        return str(created.json()["id"])
+
+    everything = await hook({"url": "https://hooks.example.com/all"})
+    received = await hook({"url": "https://hooks.example.com/in", "events": ["channel.message.received"]})
+    await hook({"url": "https://hooks.example.com/sent", "events": ["channel.message.sent"]})
+    await hook({"url": "https://hooks.example.com/other-phone", "phone_number_id": "106540352242999"})
+    disabled = await hook({"url": "https://hooks.example.com/off"})
+    switched = await app_client.patch(
+        f"/v1/webhooks/{disabled}", json={"enabled": False}, headers=tenant.headers()
+    )
+    assert switched.status_code == 200, switched.text
+    await hook({"url": "https://hooks.example.com/theirs"}, owner=other_tenant)
+
+    (item,) = parse_envelope(text_payload("wamid.along", from_phone="16505550004"), received_at=utcnow())
+    async with db(settings) as session:
+        read_webhooks_once(session)
+        outcome = await store.apply_item(session, item, payload_id="p-along", now=utcnow(), first_try=True)
+        planned = await plan_recorded_deliveries(session, outcome.event_ids)
+    wanted = {event.kind: sorted(webhooks) for event, webhooks in planned}
+    assert wanted == {
+        "conversation.created": [everything],
+        "channel.message.received": sorted([everything, received]),
+    }

@@ -6,7 +6,9 @@ applied-items ledger. The key is known before the read (the item names its
 number), so on PostgreSQL both go in one round trip: the claim is a
 data-modifying CTE that inserts only if the number is provisioned here, and
 the number's row says whether it did. A number not provisioned claims nothing,
-as before. SQLite has no data-modifying CTEs and keeps the two statements
+as before. The same statement reads the tenant's active webhooks along (the
+events the item raises ask which ones want them), which saves the transaction
+their own read. SQLite has no data-modifying CTEs and keeps the statements
 (there a statement is a call into the library, not a round trip).
 """
 
@@ -26,6 +28,7 @@ from switchboard.models.inbound import InboundItemRecord
 from switchboard.models.tenancy import PhoneNumber
 from switchboard.store.inbound.business import BUSINESS_BY_ID, Business, business_of_row
 from switchboard.store.tables import table_of
+from switchboard.store.webhooks.active import active_webhooks_as_json, keep_active_webhooks
 
 
 def claims_with_number(item: InboundItem, session: AsyncSession) -> TypeGuard[InboundMessage]:
@@ -54,7 +57,10 @@ def _number_and_claim() -> Any:
         .returning(items.c.key)
         .cte("claim")
     )
-    return BUSINESS_BY_ID.add_columns(exists(select(claim.c.key)).label("claimed"))
+    return BUSINESS_BY_ID.add_columns(
+        exists(select(claim.c.key)).label("claimed"),
+        active_webhooks_as_json(table_of(PhoneNumber).c.tenant_id).label("webhooks"),
+    )
 
 
 async def number_and_claim(
@@ -69,4 +75,6 @@ async def number_and_claim(
     row = (await session.execute(_number_and_claim(), params)).first()
     if row is None:
         return None, False
-    return business_of_row(row), bool(row.claimed)
+    business = business_of_row(row)
+    keep_active_webhooks(session, business.tenant_id, row.webhooks)
+    return business, bool(row.claimed)

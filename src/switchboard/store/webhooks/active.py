@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import bindparam, select, true
+from sqlalchemy import JSON, ColumnElement, bindparam, func, select, true, type_coerce
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from switchboard.domain.events import matches
@@ -43,6 +43,43 @@ class ActiveWebhook:
 
     def wants(self, kind: str, phone_number_id: str | None) -> bool:
         return matches(self.events, self.phone_number_id, kind, phone_number_id)
+
+
+def active_webhooks_as_json(tenant_id: ColumnElement[Any]) -> ColumnElement[Any]:
+    """The active webhooks of the tenant ``tenant_id`` names, as one JSON array of [id, events, phone] (PostgreSQL).
+
+    For a statement that reads a tenant's row anyway (store/inbound/number_claim.py): it reads the
+    webhooks along, and ``keep_active_webhooks`` saves this transaction their separate read. NULL when
+    the tenant has none.
+    """
+    listed = (
+        select(
+            func.json_agg(
+                func.json_build_array(_endpoints.c.id, _endpoints.c.events, _endpoints.c.phone_number_id)
+            )
+        )
+        .where(
+            _endpoints.c.tenant_id == tenant_id,
+            _endpoints.c.enabled.is_(true()),
+            _endpoints.c.auto_disabled_at.is_(None),
+        )
+        .scalar_subquery()
+    )
+    return type_coerce(listed, JSON)
+
+
+def keep_active_webhooks(session: AsyncSession, tenant_id: str, listed: list[list[Any]] | None) -> None:
+    """Keep a tenant's webhooks read along by another statement (``active_webhooks_as_json``) for this transaction.
+
+    Nothing is kept unless the transaction opted in (``read_webhooks_once``): another would read them anew.
+    """
+    cache: dict[str, list[ActiveWebhook]] | None = session.info.get(_CACHE)
+    if cache is None:
+        return
+    cache[tenant_id] = [
+        ActiveWebhook(id=webhook_id, events=events, phone_number_id=phone_number_id)
+        for webhook_id, events, phone_number_id in listed or []
+    ]
 
 
 def read_webhooks_once(session: AsyncSession) -> None:
