@@ -3,9 +3,10 @@
 A first message from a contact creates its conversation, files the contact's
 unfiled sends under it (``conversations.FILE_UNFILED``) and stores the
 message: three statements through the ORM, each a round trip. Their values
-are all known beforehand (ids are drawn here, the conversation already points
-at the message), so on PostgreSQL the conversation's INSERT and the filing go
-as data-modifying CTEs of the message's INSERT. The foreign key from the
+are all known beforehand (ids are drawn as the rows are built, and the
+conversation already points at the message), so on PostgreSQL the
+conversation's INSERT and the filing go as data-modifying CTEs of the
+message's INSERT. The foreign key from the
 conversation to its contact is checked at the statement's end, when the
 contact (inserted by an earlier statement) is there.
 

@@ -42,7 +42,7 @@ def claims_with_number(item: InboundItem, session: AsyncSession) -> TypeGuard[In
 
 @cache
 def _number_and_claim() -> Any:
-    """The number's columns (``BUSINESS_BY_ID``) and ``claimed``; built once (every user message runs it)."""
+    """The number's columns (``BUSINESS_BY_ID``), ``claimed`` and the tenant's ``webhooks``; built once (every user message runs it)."""
     items = table_of(InboundItemRecord)
     provisioned = exists().where(col(PhoneNumber.phone_number_id) == bindparam("phone_number_id"))
     wanted = select(
