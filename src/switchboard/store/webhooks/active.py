@@ -25,11 +25,19 @@ _CACHE = "switchboard.active_webhooks"
 
 _endpoints = table_of(WebhookEndpoint)
 
+
+def _active_of(tenant_id: ColumnElement[Any]) -> tuple[ColumnElement[bool], ...]:
+    """Which webhooks are active: the tenant's, enabled, and not auto-disabled."""
+    return (
+        _endpoints.c.tenant_id == tenant_id,
+        _endpoints.c.enabled.is_(true()),
+        _endpoints.c.auto_disabled_at.is_(None),
+    )
+
+
 # Built once: constructing the statement cost more CPU than running it.
 _ACTIVE = select(_endpoints.c.id, _endpoints.c.events, _endpoints.c.phone_number_id).where(
-    _endpoints.c.tenant_id == bindparam("tenant_id"),
-    _endpoints.c.enabled.is_(true()),
-    _endpoints.c.auto_disabled_at.is_(None),
+    *_active_of(bindparam("tenant_id"))
 )
 
 
@@ -58,11 +66,7 @@ def active_webhooks_as_json(tenant_id: ColumnElement[Any]) -> ColumnElement[Any]
                 func.json_build_array(_endpoints.c.id, _endpoints.c.events, _endpoints.c.phone_number_id)
             )
         )
-        .where(
-            _endpoints.c.tenant_id == tenant_id,
-            _endpoints.c.enabled.is_(true()),
-            _endpoints.c.auto_disabled_at.is_(None),
-        )
+        .where(*_active_of(tenant_id))
         .scalar_subquery()
     )
     return type_coerce(listed, JSON)
