@@ -49,6 +49,7 @@ async def measure(url: str, label: str, requests: int) -> list[Figures]:
             )
             if phase != "warm-up":
                 figures.append(result)
+    await limiter.aclose()
     await engine.dispose()
     return figures
 

@@ -25,6 +25,7 @@ async def test_late_requests_of_the_last_window_never_refuse_under_the_limit(set
             for i in range(12)
         ]
     finally:
+        await limiter.aclose()
         await engine.dispose()
     assert all(decision.allowed for decision in decisions), [d.allowed for d in decisions]
 
@@ -37,5 +38,6 @@ async def test_a_window_still_refuses_past_its_limit(settings) -> None:
             await limiter.check("key_full", Limits(5, 100_000), now=1_900_000_000.5) for _ in range(7)
         ]
     finally:
+        await limiter.aclose()
         await engine.dispose()
     assert [d.allowed for d in decisions] == [True] * 5 + [False] * 2

@@ -20,6 +20,7 @@ async def test_prune_workflow_deletes_only_ended_windows(settings, temporal_env,
     limiter = RateLimiter(engine)
     await limiter.check("key_old", Limits(10, 100), now=old.timestamp())
     await limiter.check("key_new", Limits(10, 100), now=datetime.now(UTC).timestamp())
+    await limiter.aclose()
     client: Client = temporal_env.client
     result = await client.execute_workflow(
         PruneRateLimitCountersWorkflow.run,

@@ -65,6 +65,7 @@ def create_app(settings: Settings) -> FastAPI:
             if deliveries is not None:
                 await deliveries.stop()
             await http.aclose()
+            await state.limiter.aclose()
             await autocommit_engine.dispose()
             await engine.dispose()
 

@@ -9,7 +9,7 @@ statement; ``take`` is the one-slot form.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
@@ -95,6 +95,36 @@ async def lease_many(conn: AsyncConnection, wants: Sequence[Want]) -> list[tuple
     each other on SQLite (one writer), so taking them a batch per statement is
     what keeps a burst of new windows from queueing.
     """
+
+    async def claim(rows: Sequence[Claim]) -> dict[str, int]:
+        values: dict[str, Any] = {}
+        for row, (bucket, size, limit, expires_at) in enumerate(rows):
+            values |= {
+                f"bucket_{row}": bucket,
+                f"want_{row}": size,
+                f"limit_{row}": limit,
+                f"expires_at_{row}": expires_at,
+            }
+        result = await conn.execute(_claim(conn.dialect.name, len(rows)), values)
+        return {bucket: int(count) for bucket, count in result.all()}
+
+    return await lease_in_rounds(claim, wants)
+
+
+# One bucket's claim as a statement takes it: (bucket, slots wanted, limit, expires_at).
+Claim = tuple[str, int, int, datetime]
+
+
+async def lease_in_rounds(
+    claim: Callable[[Sequence[Claim]], Awaitable[dict[str, int]]], wants: Sequence[Want]
+) -> list[tuple[int, int]]:
+    """``lease_many``'s answers, with ``claim`` running each round's statement (its new counts by bucket).
+
+    The first round claims every chunk; a bucket whose chunk did not fit is
+    missing from the counts and tries one slot in a second round. Shared by the
+    SQLAlchemy statement above and the limiter's own PostgreSQL connection
+    (store/lease_connection.py), so both answer alike.
+    """
     if len(wants) > MAX_BATCH or len({w.bucket for w in wants}) != len(wants):
         raise ValueError(f"at most {MAX_BATCH} leases of distinct buckets per statement")
     sizes = [max(1, min(w.want, w.limit)) for w in wants]
@@ -103,17 +133,9 @@ async def lease_many(conn: AsyncConnection, wants: Sequence[Want]) -> list[tuple
     # processes' batches of the same buckets wait for each other instead of deadlocking.
     pending = sorted(range(len(wants)), key=lambda i: wants[i].bucket)
     while pending:
-        claim = _claim(conn.dialect.name, len(pending))
-        values: dict[str, Any] = {}
-        for row, i in enumerate(pending):
-            w = wants[i]
-            values |= {
-                f"bucket_{row}": w.bucket,
-                f"want_{row}": sizes[i],
-                f"limit_{row}": w.limit,
-                f"expires_at_{row}": w.expires_at,
-            }
-        counts = {bucket: int(count) for bucket, count in (await conn.execute(claim, values)).all()}
+        counts = await claim(
+            [(wants[i].bucket, sizes[i], wants[i].limit, wants[i].expires_at) for i in pending]
+        )
         retry = []
         for i in pending:
             if wants[i].bucket in counts:

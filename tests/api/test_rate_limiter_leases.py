@@ -1,0 +1,161 @@
+"""Where the limiter's leases go: a day's riding along a second's, and PostgreSQL's own connection.
+
+A day's lease running low is topped up in the statement of the key's next
+second's lease, so a key's day costs no statements of its own; on PostgreSQL
+the leases run on a connection of the limiter's own (store/lease_connection.py),
+which must answer as the engine's statement does and survive the server
+closing it.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import psycopg
+import pytest
+from sqlalchemy import text
+
+from switchboard.api.rate_limiter import LeaseNotWritten, RateLimiter
+from switchboard.domain.rate_limits import Limits
+from switchboard.store import rate_limits
+from switchboard.store.database import create_engine
+from switchboard.store.lease_connection import LeaseConnection
+from tests.support.rate_limit_rows import counts_by_bucket
+
+SECOND = 1_900_000_000
+SANDBOX = Limits(10, 1000)
+
+
+async def test_a_keys_first_request_leases_its_second_and_its_day_in_one_statement(settings):
+    engine = create_engine(settings.database_url, autocommit=True)
+    limiter = RateLimiter(engine)
+    try:
+        decision = await limiter.check("key_first", SANDBOX, now=SECOND + 0.5)
+        counts = await counts_by_bucket(engine)
+    finally:
+        await limiter.aclose()
+        await engine.dispose()
+    assert decision.allowed
+    assert limiter.batches_written == 1
+    assert counts == {f"key_first:s:{SECOND}": 2, f"key_first:d:{SECOND // 86_400}": 10}
+
+
+async def test_the_days_leases_ride_along_the_seconds_and_count_every_request(settings):
+    # Four requests a second for twelve seconds: two second's leases (a chunk of 2) each second,
+    # and the day's chunk of 10 used up about every two and a half seconds.
+    engine = create_engine(settings.database_url, autocommit=True)
+    limiter = RateLimiter(engine)
+    try:
+        decisions = [
+            await limiter.check("key_steady", SANDBOX, now=SECOND + s + i / 4)
+            for s in range(12)
+            for i in range(4)
+        ]
+        counts = await counts_by_bucket(engine)
+    finally:
+        await limiter.aclose()
+        await engine.dispose()
+    assert all(d.allowed for d in decisions)
+    # One statement per second's lease and none more: every day's lease went along one of them.
+    assert limiter.batches_written == 24, limiter.batches_written
+    assert all(counts[f"key_steady:s:{SECOND + s}"] == 4 for s in range(12))
+    # The day counted every admitted request, and leased at most a chunk and a half ahead of them.
+    day = counts[f"key_steady:d:{SECOND // 86_400}"]
+    assert 48 <= day <= 48 + 15, day
+
+
+async def test_a_full_day_still_refuses_when_its_lease_rides_along(settings):
+    engine = create_engine(settings.database_url, autocommit=True)
+    limiter = RateLimiter(engine)
+    try:
+        # A day of 6 (chunk 1) and a second of 100 (chunk 20): the day runs out first.
+        decisions = [await limiter.check("key_day", Limits(100, 6), now=SECOND + i / 10) for i in range(9)]
+        counts = await counts_by_bucket(engine)
+    finally:
+        await limiter.aclose()
+        await engine.dispose()
+    assert [d.allowed for d in decisions] == [True] * 6 + [False] * 3
+    assert all(d.daily_exhausted for d in decisions[6:])
+    assert counts[f"key_day:d:{SECOND // 86_400}"] == 6
+
+
+def _postgres_only(settings) -> None:  # type: ignore[no-untyped-def]
+    if not settings.database_url.startswith("postgresql"):
+        pytest.skip("the limiter's own connection is PostgreSQL's")
+
+
+async def test_the_own_connection_answers_as_the_engines_statement(settings):
+    _postgres_only(settings)
+    engine = create_engine(settings.database_url, autocommit=True)
+    own = LeaseConnection(engine.url)
+    expires = datetime(2030, 1, 1, tzinfo=UTC)
+    setup = [rate_limits.Want("nearly", 9, 10, expires), rate_limits.Want("full", 10, 10, expires)]
+    wants = [
+        rate_limits.Want("fresh", 4, 10, expires),
+        rate_limits.Want("nearly", 4, 10, expires),
+        rate_limits.Want("full", 4, 10, expires),
+        rate_limits.Want("tiny", 50, 3, expires),
+    ]
+    try:
+        await own.lease_many(setup)
+        before = own.statements
+        answers = await own.lease_many(wants)
+        statements = own.statements - before
+        counts = await counts_by_bucket(engine)
+        async with engine.begin() as conn:
+            await conn.execute(text("DELETE FROM rate_limit_counters"))
+            await rate_limits.lease_many(conn, setup)
+            engines = await rate_limits.lease_many(conn, wants)
+        engines_counts = await counts_by_bucket(engine)
+    finally:
+        await own.close()
+        await engine.dispose()
+    assert answers == engines == [(4, 4), (1, 10), (0, 10), (3, 3)]
+    assert counts == engines_counts == {"fresh": 4, "nearly": 10, "full": 10, "tiny": 3}
+    # The four in one statement; the two whose chunk did not fit tried one slot in a second.
+    assert statements == 2
+
+
+async def test_a_lease_after_the_server_closed_the_connection_runs_on_a_new_one(settings):
+    _postgres_only(settings)
+    engine = create_engine(settings.database_url, autocommit=True)
+    limiter = RateLimiter(engine)
+    try:
+        first = await limiter.check("key_restart", SANDBOX, now=SECOND + 0.1)
+        # What a server restart or a failover does to an idle connection.
+        async with engine.connect() as conn:
+            closed = (
+                await conn.execute(
+                    text(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                        "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                    )
+                )
+            ).all()
+        # The next second's lease finds its connection closed and runs on a new one.
+        second = await limiter.check("key_restart", SANDBOX, now=SECOND + 1.1)
+        counts = await counts_by_bucket(engine)
+    finally:
+        await limiter.aclose()
+        await engine.dispose()
+    assert first.allowed and second.allowed
+    assert closed, "the limiter's connection was open"
+    assert counts[f"key_restart:s:{SECOND + 1}"] == 2
+
+
+async def test_a_server_that_cannot_be_reached_fails_the_request_and_the_next_try_runs_again(settings):
+    _postgres_only(settings)
+    engine = create_engine(settings.database_url, autocommit=True)
+    missing = engine.url.set(database="sb_no_such_database")
+    unreachable = create_engine(missing.render_as_string(hide_password=False), autocommit=True)
+    limiter = RateLimiter(unreachable)
+    try:
+        for _ in range(2):
+            with pytest.raises(LeaseNotWritten) as failed:
+                await limiter.check("key_nowhere", SANDBOX, now=SECOND + 0.1)
+            assert isinstance(failed.value.__cause__, psycopg.OperationalError)
+    finally:
+        await limiter.aclose()
+        await unreachable.dispose()
+        await engine.dispose()
+    assert limiter.batches_written == 2
