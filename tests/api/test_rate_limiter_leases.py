@@ -9,11 +9,12 @@ closing it.
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 
 import psycopg
 import pytest
-from sqlalchemy import text
+from sqlalchemy import make_url, text
 
 from switchboard.api.rate_limiter import LeaseNotWritten, RateLimiter
 from switchboard.domain.rate_limits import Limits
@@ -87,7 +88,7 @@ def _postgres_only(settings) -> None:  # type: ignore[no-untyped-def]
 async def test_the_own_connection_answers_as_the_engines_statement(settings):
     _postgres_only(settings)
     engine = create_engine(settings.database_url, autocommit=True)
-    own = LeaseConnection(engine.url)
+    own = LeaseConnection(engine)
     expires = datetime(2030, 1, 1, tzinfo=UTC)
     setup = [rate_limits.Want("nearly", 9, 10, expires), rate_limits.Want("full", 10, 10, expires)]
     wants = [
@@ -116,31 +117,120 @@ async def test_the_own_connection_answers_as_the_engines_statement(settings):
     assert statements == 2
 
 
+def _named(settings, name: str):  # type: ignore[no-untyped-def]
+    """An engine on the test database whose connections carry ``name`` (found in pg_stat_activity)."""
+    url = make_url(settings.database_url).update_query_dict({"application_name": name})
+    return create_engine(url.render_as_string(hide_password=False), autocommit=True)
+
+
+async def _backends(engine, name: str) -> list[int]:  # type: ignore[no-untyped-def]
+    async with engine.connect() as conn:
+        rows = await conn.execute(
+            text("SELECT pid FROM pg_stat_activity WHERE application_name = :name"), {"name": name}
+        )
+        return [pid for (pid,) in rows]
+
+
 async def test_a_lease_after_the_server_closed_the_connection_runs_on_a_new_one(settings):
     _postgres_only(settings)
     engine = create_engine(settings.database_url, autocommit=True)
-    limiter = RateLimiter(engine)
+    limited = _named(settings, "sb lease restart")
+    own = LeaseConnection(limited)
+    expires = datetime(2030, 1, 1, tzinfo=UTC)
     try:
-        first = await limiter.check("key_restart", SANDBOX, now=SECOND + 0.1)
-        # What a server restart or a failover does to an idle connection.
+        await own.lease_many([rate_limits.Want("restart:1", 2, 10, expires)])
+        (pid,) = await _backends(engine, "sb lease restart")
+        # What a server restart or a failover does to an idle connection (waiting until it is gone).
         async with engine.connect() as conn:
-            closed = (
-                await conn.execute(
-                    text(
-                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                        "WHERE datname = current_database() AND pid <> pg_backend_pid()"
-                    )
-                )
-            ).all()
-        # The next second's lease finds its connection closed and runs on a new one.
-        second = await limiter.check("key_restart", SANDBOX, now=SECOND + 1.1)
-        counts = await counts_by_bucket(engine)
+            await conn.execute(text("SELECT pg_terminate_backend(:pid, 5000)"), {"pid": pid})
+        before = own.statements
+        answer = await own.lease_many([rate_limits.Want("restart:2", 2, 10, expires)])
+        statements = own.statements - before
+        after = await _backends(engine, "sb lease restart")
+    finally:
+        await own.close()
+        await limited.dispose()
+        await engine.dispose()
+    assert answer == [(2, 2)]
+    # The first try failed on the closed connection; the second ran on a new one.
+    assert statements == 2
+    assert len(after) == 1 and after != [pid]
+
+
+async def test_the_own_connection_gets_the_engines_connection_arguments(settings):
+    # A password and a query value with characters a URL escapes (the local server trusts the
+    # password; libpq still has to parse it), as the engine's own connections get them.
+    _postgres_only(settings)
+    url = make_url(settings.database_url).set(password="Sup3r secret%@?")
+    url = url.update_query_dict({"application_name": "sb lease args"})
+    odd = create_engine(url.render_as_string(hide_password=False), autocommit=True)
+    engine = create_engine(settings.database_url, autocommit=True)
+    limiter = RateLimiter(odd)
+    try:
+        decision = await limiter.check("key_args", SANDBOX, now=SECOND + 0.1)
+        backends = await _backends(engine, "sb lease args")
     finally:
         await limiter.aclose()
+        await odd.dispose()
         await engine.dispose()
-    assert first.allowed and second.allowed
-    assert closed, "the limiter's connection was open"
-    assert counts[f"key_restart:s:{SECOND + 1}"] == 2
+    assert decision.allowed
+    assert len(backends) == 1
+
+
+async def test_closing_the_limiter_mid_lease_leaves_no_connection_open(settings):
+    # A lease in flight at shutdown must not be tried again on a new connection that nobody closes.
+    _postgres_only(settings)
+    engine = create_engine(settings.database_url, autocommit=True)
+    limited = _named(settings, "sb lease shutdown")
+    limiter = RateLimiter(limited)
+    try:
+        async with engine.connect() as blocker:
+            await blocker.execute(text("BEGIN"))
+            await blocker.execute(text("LOCK TABLE rate_limit_counters IN ACCESS EXCLUSIVE MODE"))
+            request = asyncio.create_task(limiter.check("key_shutdown", SANDBOX, now=SECOND + 0.1))
+            await _until_waiting_on_a_lock(engine, "sb lease shutdown")
+            await limiter.aclose()
+            await blocker.execute(text("ROLLBACK"))
+        outcome = await asyncio.gather(request, return_exceptions=True)
+        left = await _until_gone(engine, "sb lease shutdown")
+        with pytest.raises(LeaseNotWritten):
+            await limiter.check("key_later", SANDBOX, now=SECOND + 0.1)
+        still_left = await _backends(engine, "sb lease shutdown")
+    finally:
+        await limiter.aclose()
+        await limited.dispose()
+        await engine.dispose()
+    assert isinstance(outcome[0], asyncio.CancelledError | LeaseNotWritten), outcome
+    assert left == [] and still_left == []
+
+
+async def _until_waiting_on_a_lock(engine, name: str) -> None:  # type: ignore[no-untyped-def]
+    """Until the backend named ``name`` waits on a lock (the lease is in flight); at most 10 s."""
+    for _ in range(1000):
+        async with engine.connect() as conn:
+            waiting = (
+                await conn.execute(
+                    text(
+                        "SELECT count(*) FROM pg_stat_activity "
+                        "WHERE application_name = :name AND wait_event_type = 'Lock'"
+                    ),
+                    {"name": name},
+                )
+            ).scalar_one()
+        if waiting:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the lease never reached the server")
+
+
+async def _until_gone(engine, name: str) -> list[int]:  # type: ignore[no-untyped-def]
+    """The backends named ``name``, once none is left or after 10 s (a closed backend exits shortly after)."""
+    for _ in range(1000):
+        left = await _backends(engine, name)
+        if not left:
+            return left
+        await asyncio.sleep(0.01)
+    return left
 
 
 async def test_a_server_that_cannot_be_reached_fails_the_request_and_the_next_try_runs_again(settings):

@@ -18,9 +18,11 @@ async def test_prune_workflow_deletes_only_ended_windows(settings, temporal_env,
     engine = create_engine(settings.database_url)
     old = datetime.now(UTC) - timedelta(days=3)
     limiter = RateLimiter(engine)
-    await limiter.check("key_old", Limits(10, 100), now=old.timestamp())
-    await limiter.check("key_new", Limits(10, 100), now=datetime.now(UTC).timestamp())
-    await limiter.aclose()
+    try:
+        await limiter.check("key_old", Limits(10, 100), now=old.timestamp())
+        await limiter.check("key_new", Limits(10, 100), now=datetime.now(UTC).timestamp())
+    finally:
+        await limiter.aclose()
     client: Client = temporal_env.client
     result = await client.execute_workflow(
         PruneRateLimitCountersWorkflow.run,

@@ -25,6 +25,7 @@ its own connection under 0.2 ms. A limiter serves one event loop (its app's).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -106,7 +107,7 @@ class RateLimiter:
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
         # On PostgreSQL the leases go through a connection of the limiter's own (store/lease_connection.py).
-        self._own = LeaseConnection(engine.url) if engine.dialect.name == "postgresql" else None
+        self._own = LeaseConnection(engine) if engine.dialect.name == "postgresql" else None
         self._leases: OrderedDict[tuple[str, str], _Lease] = OrderedDict()
         # Leases waiting to be written, and the task writing them, a batch per statement. One writer
         # per process: SQLite has one writer anyway (a write that finds the file locked sleeps in its
@@ -117,7 +118,16 @@ class RateLimiter:
         self.batches_written = 0  # for tests: batches of leases sent, a statement each when chunks fit
 
     async def aclose(self) -> None:
-        """Close the limiter's own connection, if it has one (the app's lifespan, on shutdown)."""
+        """Stop the writer and close the limiter's own connection for good (the app's lifespan, on shutdown).
+
+        The writer goes first: a batch in flight on a connection being closed would fail and be tried
+        again on a new one, which nothing would close. Requests still waiting are cancelled.
+        """
+        writer, self._writer = self._writer, None
+        if writer is not None and not writer.done():
+            writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await writer
         if self._own is not None:
             await self._own.close()
 
@@ -141,9 +151,13 @@ class RateLimiter:
         second = await self._acquire(second_window, along=day_window)
         if second is None:
             return Decision(False, limits.per_second, 0, windows.second_reset, retry_after=1)
+        taken_in = second.bucket
         day = await self._acquire(day_window)
         if day is None:
-            second.available += 1  # the request was refused: give its second slot back
+            # The request was refused: give its second's slot back, unless the lease has moved on to a
+            # newer second meanwhile (a slot given back there was never leased).
+            if second.bucket == taken_in:
+                second.available += 1
             return Decision(
                 False,
                 limits.per_second,
@@ -176,15 +190,20 @@ class RateLimiter:
                     answers = await self._shared_leases(
                         [window.want(bucket), *([rider.want] if rider is not None else [])]
                     )
+                    # A rider is optional: if its batch failed (the writer may split the two), the
+                    # day's lease is taken on its own later, and this request still has its second.
+                    if rider is not None and not isinstance(answers[1], BaseException):
+                        _apply(rider.lease, rider.want.bucket, answers[1])
                 finally:
                     if rider is not None:
                         rider.lease.lock.release()
-                granted, count = answers[0]
+                own = answers[0]
+                if isinstance(own, BaseException):
+                    raise own
+                granted, count = own
                 lease.available += granted
                 lease.shared_count = count
                 lease.exhausted = granted == 0
-                if rider is not None:
-                    _apply(rider.lease, rider.want.bucket, answers[1])
             if lease.available == 0:
                 return None
             lease.available -= 1
@@ -197,7 +216,8 @@ class RateLimiter:
         running low (under half a chunk left) is topped up in it, so the day's leases cost no
         statements of their own. A process then holds up to one and a half chunks of a day
         (the unused part is lost to the day if its traffic moves to other processes). Not while
-        another request is leasing it (its lock is held).
+        another request holds its lock; one just handed the lock (woken, not yet run) is waited
+        for, which costs only time, and rarely: a day's lease is seldom taken on its own.
         """
         lease = self._lease(window.slot, window.bucket)
         if lease.lock.locked():
@@ -212,8 +232,9 @@ class RateLimiter:
             return None
         return _Rider(lease, want)
 
-    async def _shared_leases(self, wants: list[rate_limits.Want]) -> list[tuple[int, int]]:
-        """Lease from the shared counter, in the writer's next batch; (granted, window count after) each."""
+    async def _shared_leases(self, wants: list[rate_limits.Want]) -> list[tuple[int, int] | BaseException]:
+        """Lease from the shared counter, in the writer's next batches: (granted, window count after)
+        for each want, or the error its batch failed with (each want's own, so the caller decides)."""
         loop = asyncio.get_running_loop()
         queued = [_Queued(want, loop.create_future()) for want in wants]
         self._queue.extend(queued)
@@ -222,11 +243,7 @@ class RateLimiter:
             self._writer = asyncio.create_task(self._write_queued())
         # A request cancelled meanwhile leaves its leases to be written: unused slots, as a lease
         # left over at a window's end (never more admitted than the limit).
-        answers = await asyncio.gather(*(q.answer for q in queued), return_exceptions=True)
-        for answer in answers:
-            if isinstance(answer, BaseException):
-                raise answer
-        return answers  # type: ignore[return-value]  # no exceptions left
+        return await asyncio.gather(*(q.answer for q in queued), return_exceptions=True)
 
     async def _write_queued(self) -> None:
         """Write the queued leases, a batch per statement, until none wait."""

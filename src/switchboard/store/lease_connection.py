@@ -10,8 +10,12 @@ of the rest SQLAlchemy's execution around a statement that is already compiled. 
 connection of its own, with one statement text for every batch size (arrays
 unnested, so psycopg prepares it once), it cost 0.18 to 0.21 ms.
 
-The limiter has one writer task per process, so this connection is never used by two
-statements at once. It opens on the first lease and again after a failure. A
+The connection takes the engine's own connection arguments (the dialect's
+``create_connect_args``), so a password or a query value with spaces or other
+characters that a URL escapes, and several hosts, reach libpq as the engine's
+connections get them. The limiter has one writer task per process, so this
+connection is never used by two statements at once. It opens on the first lease
+and again after a failure, until it is closed for good (the app's shutdown). A
 statement that fails on a connection that had served before is tried once more on a
 new one: the server may have closed it while it sat idle (a restart, a failover), which
 the engine's pool would have caught with its ping after idle
@@ -23,9 +27,10 @@ fewer requests, never more than its limit.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import psycopg
-from sqlalchemy.engine import URL
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from switchboard.store.rate_limits import Claim, Want, lease_in_rounds
 
@@ -47,10 +52,12 @@ CONNECT_TIMEOUT_SECONDS = 5
 class LeaseConnection:
     """One autocommit psycopg connection that runs lease claims for one writer task at a time."""
 
-    def __init__(self, url: URL) -> None:
-        # The engine's URL without SQLAlchemy's driver name is a libpq URI with the same settings.
-        self._conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
+    def __init__(self, engine: AsyncEngine) -> None:
+        args, kwargs = engine.dialect.create_connect_args(engine.url)
+        self._connect_args: tuple[Any, ...] = tuple(args)
+        self._connect_kwargs: dict[str, Any] = dict(kwargs)
         self._conn: psycopg.AsyncConnection | None = None
+        self._closed = False
         self.statements = 0  # claims sent, for tests and the bench's counts
 
     async def lease_many(self, wants: Sequence[Want]) -> list[tuple[int, int]]:
@@ -59,8 +66,8 @@ class LeaseConnection:
         try:
             return await lease_in_rounds(self._claim, wants)
         except psycopg.OperationalError:
-            await self.close()
-            if not reused:
+            await self._drop()
+            if not reused or self._closed:
                 raise
         # The connection had served before and may have been closed while idle: once more, on a new one.
         return await lease_in_rounds(self._claim, wants)
@@ -75,14 +82,25 @@ class LeaseConnection:
         return {bucket: int(count) for bucket, count in await cursor.fetchall()}
 
     async def _connection(self) -> psycopg.AsyncConnection:
+        if self._closed:
+            raise psycopg.OperationalError(
+                "the rate limiter's connection is closed (the process is stopping)"
+            )
         if self._conn is None or self._conn.closed:
             self._conn = await psycopg.AsyncConnection.connect(
-                self._conninfo, autocommit=True, connect_timeout=CONNECT_TIMEOUT_SECONDS
+                *self._connect_args,
+                **self._connect_kwargs,
+                autocommit=True,
+                connect_timeout=CONNECT_TIMEOUT_SECONDS,
             )
         return self._conn
 
-    async def close(self) -> None:
-        """Close the connection, if open; the next lease opens another."""
+    async def _drop(self) -> None:
         conn, self._conn = self._conn, None
         if conn is not None:
             await conn.close()
+
+    async def close(self) -> None:
+        """Close the connection for good: a lease after this fails instead of opening another."""
+        self._closed = True
+        await self._drop()
