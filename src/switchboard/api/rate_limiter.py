@@ -19,7 +19,7 @@ PostgreSQL. A day's lease running low is topped up in the statement of the
 key's next second's lease rather than in one of its own (``_rider``). On
 PostgreSQL the writer has a connection of its own (store/lease_connection.py):
 through the pool and SQLAlchemy a lease cost the API about 0.42 ms of CPU, on
-its own connection under 0.2 ms. A limiter serves one event loop (its app's).
+its own connection about 0.2 ms. A limiter serves one event loop (its app's).
 """
 
 from __future__ import annotations

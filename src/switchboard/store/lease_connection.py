@@ -5,7 +5,7 @@ process keeps in memory (api/rate_limiter.py), and a key near its limit needs a 
 lease every few requests: sandbox keys (10/s, leased 2 at a time) spread over two API
 processes needed one for about every second request (docs/operations.md, Performance).
 Through the autocommit engine a lease cost 0.41 to 0.45 ms of the API's CPU (2,000
-one-row leases in a loop): about 0.2 ms of it the pool's checkout and check-in, most
+one-row leases in a loop): about 0.06 ms of it the pool's checkout and check-in, most
 of the rest SQLAlchemy's execution around a statement that is already compiled. On a
 connection of its own, with one statement text for every batch size (arrays
 unnested, so psycopg prepares it once), it cost 0.18 to 0.21 ms.
