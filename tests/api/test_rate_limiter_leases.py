@@ -249,3 +249,46 @@ async def test_a_server_that_cannot_be_reached_fails_the_request_and_the_next_tr
         await unreachable.dispose()
         await engine.dispose()
     assert limiter.batches_written == 2
+
+
+async def test_a_slot_given_back_after_the_lease_moved_on_is_not_added_to_the_new_window(settings):
+    # A request refused for its day gives its second's slot back; if the lease moved on to a newer
+    # second while the day's answer was on its way, that slot belongs to the old second and must not
+    # be served in the new one. Here the day runs out at its last second (another process took all but
+    # one request of it), and the next day's first second is leased while the refusal is in flight.
+    _postgres_only(settings)
+    engine = create_engine(settings.database_url, autocommit=True)
+    limited = _named(settings, "sb lease give back")
+    limiter = RateLimiter(limited)
+    limits = Limits(10, 1000)
+    day_end = (SECOND // 86_400 + 1) * 86_400
+    try:
+        async with engine.begin() as conn:
+            await rate_limits.lease(
+                conn,
+                f"key_back:d:{day_end // 86_400 - 1}",
+                want=999,
+                limit=1000,
+                expires_at=datetime.fromtimestamp(day_end + 3600, UTC),
+            )
+        # The day's last request: a second's chunk of 2 and the day's last slot in one statement.
+        assert (await limiter.check("key_back", limits, now=day_end - 0.5)).allowed
+        async with engine.connect() as blocker:
+            await blocker.execute(text("BEGIN"))
+            await blocker.execute(text("LOCK TABLE rate_limit_counters IN ACCESS EXCLUSIVE MODE"))
+            # Its second's other slot, refused for the day: the day's statement waits on the lock.
+            refused = asyncio.create_task(limiter.check("key_back", limits, now=day_end - 0.4))
+            await _until_waiting_on_a_lock(engine, "sb lease give back")
+            # Meanwhile the next day's first second moves the key's lease on, and leases behind it.
+            next_first = asyncio.create_task(limiter.check("key_back", limits, now=day_end + 0.5))
+            await asyncio.sleep(0)
+            await blocker.execute(text("ROLLBACK"))
+        outcomes = await asyncio.gather(refused, next_first)
+        rest = [await limiter.check("key_back", limits, now=day_end + 0.6) for _ in range(14)]
+    finally:
+        await limiter.aclose()
+        await limited.dispose()
+        await engine.dispose()
+    assert outcomes[0].daily_exhausted and outcomes[1].allowed
+    # The new second admits its limit, 10, and not one more.
+    assert 1 + sum(d.allowed for d in rest) == 10
