@@ -56,6 +56,13 @@ class _Lease:
         """A new window: what was leased of the old one is worth nothing now."""
         self.bucket, self.available, self.shared_count, self.exhausted = bucket, 0, 0, False
 
+    def add(self, answer: tuple[int, int]) -> None:
+        """The shared counter's answer to a lease of this window: (granted, window count after)."""
+        granted, count = answer
+        self.available += granted
+        self.shared_count = count
+        self.exhausted = granted == 0
+
 
 @dataclass(frozen=True)
 class _Window:
@@ -192,18 +199,18 @@ class RateLimiter:
                     )
                     # A rider is optional: if its batch failed (the writer may split the two), the
                     # day's lease is taken on its own later, and this request still has its second.
-                    if rider is not None and not isinstance(answers[1], BaseException):
-                        _apply(rider.lease, rider.want.bucket, answers[1])
+                    if rider is not None:
+                        rode = answers[1]
+                        # Still in its window: its lock was held meanwhile.
+                        if not isinstance(rode, BaseException):
+                            rider.lease.add(rode)
                 finally:
                     if rider is not None:
                         rider.lease.lock.release()
                 own = answers[0]
                 if isinstance(own, BaseException):
                     raise own
-                granted, count = own
-                lease.available += granted
-                lease.shared_count = count
-                lease.exhausted = granted == 0
+                lease.add(own)
             if lease.available == 0:
                 return None
             lease.available -= 1
@@ -291,16 +298,6 @@ class RateLimiter:
             lease.move_to(bucket)
         self._leases.move_to_end(slot)
         return lease
-
-
-def _apply(lease: _Lease, bucket: str, answer: tuple[int, int]) -> None:
-    """A rider's answer onto its lease (still in ``bucket``'s window: its lock was held meanwhile)."""
-    granted, count = answer
-    if lease.bucket != bucket:
-        return
-    lease.available += granted
-    lease.shared_count = count
-    lease.exhausted = granted == 0
 
 
 def _next_batch(queue: list[_Queued]) -> tuple[list[_Queued], list[_Queued]]:
