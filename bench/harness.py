@@ -76,6 +76,9 @@ class Offered:
 
         Medians, not p99s: a p99 of 300 latencies is set by a handful of them, and the first half's
         tail already holds the units started when a backlog, if any, had grown for half the phase.
+        Printed beside the inbound bench's goal, which was this ratio until the round that measured it
+        misjudging both ways (docs/operations.md, Performance): a median that starts at 20 ms makes a
+        large ratio of a small wait, and a phase that starts in a stall grows little after it.
         """
         return self.second_half.percentile(50) / max(self.first_half.percentile(50), 1e-9)
 
@@ -475,17 +478,21 @@ async def bare_baseline(
     concurrency: int,
     paced: int = 0,
     when: str,
-    offered_rate: float = 0.0,
+    of: str = "the service",
+    offered_share: float = 0.0,
     offered_seconds: float = 0.0,
 ) -> BareRun:
     """The bare workflow with one no-op activity, on its own task queue and worker in this process.
 
     A benchmark runs it ``before`` its service starts and again ``after`` the service stops, with
-    nothing else running, and pools the two runs (``pooled``, ``pooled_cpu``). ``paced`` more follow
-    one at a time, then, with ``offered_rate``, ``offered_seconds`` of them started at that rate (the
-    baseline of a service's offered-rate phase: whether the machine, as it is then, keeps up with it).
+    nothing else running, and pools the two runs (``pooled``, ``pooled_cpu``); ``when`` and ``of`` name
+    the run in its figures' labels ("before the service"). ``paced`` more follow one at a time, then,
+    with ``offered_share``, ``offered_seconds`` of them started at that share of this run's loaded
+    throughput: the rate a service's offered-rate phase runs at next, and that phase's baseline
+    (whether the machine, as it is then, keeps up with it).
     """
     queue = f"bench-bare-{when}-{uuid.uuid4().hex[:6]}"
+    name = f"{when} {of}"
     async with Worker(
         env.client,
         task_queue=queue,
@@ -500,20 +507,19 @@ async def bare_baseline(
         await warm_up(bare_workflow, concurrency=concurrency)
         cpu = CpuMeter({"temporal server": temporal_server_pid(env.client.service_client.config.target_host)})
         cpu.start()
-        loaded = await load(
-            f"  baseline run {when} the service", bare_workflow, total=total, concurrency=concurrency
-        )
+        loaded = await load(f"  baseline run {name}", bare_workflow, total=total, concurrency=concurrency)
         used = cpu.per_unit_ms(loaded.count)
         paced_figures = None
         if paced:
             paced_figures = await load(
-                f"  baseline run {when}, paced",
+                f"  baseline run {name}, paced",
                 lambda i: bare_workflow(total + i),
                 total=paced,
                 concurrency=1,
             )
         offered = None
-        if offered_rate > 0 and offered_seconds > 0:
+        if offered_share > 0 and offered_seconds > 0:
+            offered_rate = offered_share * loaded.per_second
             count = max(2, int(offered_rate * offered_seconds))
             order = [f"{queue}-offered-{i}" for i in range(count)]
             began: dict[str, float] = {}
@@ -526,7 +532,7 @@ async def bare_baseline(
 
             quiet_client_heap()
             await open_loop(offered_workflow, rate=offered_rate, count=count)
-            label = f"  baseline offered {offered_rate:.0f}/s {when} the service"
+            label = f"  baseline offered {offered_rate:.0f}/s {name}"
             offered = Offered(offered_rate, count, *halves(label, order, began, ended))
     return BareRun(loaded, paced_figures, used, offered)
 
@@ -546,14 +552,15 @@ def results_section(name: str, database_url: str, *, processes: bool) -> str:
     return name + (".processes" if processes else "")
 
 
-async def _settled(
+async def settled(
     roots: list[int], *, window: float = 0.5, quiet_seconds: float = 0.02, limit: float = 30.0
 ) -> None:
-    """Wait until the process trees of ``roots`` are idle: a finished start-up.
+    """Wait until the process trees of ``roots`` are idle: a finished start-up, or a phase's aftermath.
 
     /healthz answers as soon as one uvicorn worker is up, while the other and the Temporal worker may still
     be importing and registering for a second or two. That CPU would be charged to the first phase's units
-    (and take cores from its load), so wait for two quiet windows in a row.
+    (and take cores from its load), so wait for two quiet windows in a row. The same holds for the work a
+    phase leaves behind (the Temporal server's visibility and cleanup tasks) before the next one starts.
     """
 
     def used() -> float:
@@ -569,7 +576,7 @@ async def _settled(
         previous = now
     if quiet < 2:
         print(
-            f"  (the service was still busy {limit:.0f} s after start-up: its first phase's figures include that)"
+            f"  (still busy after {limit:.0f} s of waiting to settle: the next phase's figures include that)"
         )
 
 
@@ -616,7 +623,7 @@ async def service_processes(settings: Any, *, api_workers: int = 2) -> AsyncIter
                 await asyncio.sleep(0.1)
             else:
                 raise RuntimeError(f"the API did not come up; see {logs}")
-        await _settled([process.pid for process in processes])
+        await settled([process.pid for process in processes])
         yield base
     finally:
         SERVICE_PIDS.clear()
@@ -675,7 +682,7 @@ async def bare_endpoint_process(*, workers: int) -> AsyncIterator[tuple[str, int
                 await asyncio.sleep(0.1)
             else:
                 raise RuntimeError("the bare endpoint did not come up")
-        await _settled([process.pid])
+        await settled([process.pid])
         yield base, process.pid
     finally:
         if process.returncode is None:
