@@ -397,7 +397,7 @@ async def main(args: argparse.Namespace) -> None:
                 f"{offered.growth if arrived else float('inf'):.2f}x, "
                 f"the bare workflow's {bare.growth if bare_done else float('inf'):.2f}x"
             )
-            print(f"  (p50 2nd half / 1st half: ours {growths}; the goal was this until the latest round)")
+            print(f"  (p50 2nd half / 1st half, this phase's goal before the p99 one: ours {growths})")
             results.update(
                 offered={
                     "rate_per_second": round(offered.rate, 1),
