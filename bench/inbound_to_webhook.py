@@ -161,7 +161,7 @@ async def offered_load(
     Under a closed loop (the loaded phase) the bench posts as fast as the API answers, so deliveries
     queue whenever accepting is faster than delivering, and latency grows with the run however fast
     the pipeline is. At a fixed offered rate the latency stays flat if the pipeline keeps up and grows
-    if it does not: comparing the second half's latencies with the first half's says which.
+    if it does not: the second half's tail, beside the bare workflow's at the same rate, says which.
     """
     quiet_client_heap()
     count = max(2, int(rate * seconds))
@@ -294,7 +294,7 @@ async def main(args: argparse.Namespace) -> None:
                 if args.offered_seconds > 0:
                     # The offered rate is a share of the bare workflow's throughput as the machine and the
                     # Temporal server are now, not minutes ago: both slow over a run (the bare workflow
-                    # after the service cost up to a third more than before it), and a rate measured
+                    # after the service cost up to two fifths more than before it), and a rate measured
                     # before the service offered this phase more than that share. The bare workflow is
                     # offered the rate first, as this phase's baseline.
                     beside = await bare_baseline(
