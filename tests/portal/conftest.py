@@ -13,8 +13,9 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import socket
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from switchboard.settings import Settings
 from tests.e2e.agents.support import API_KEY, PROVIDERS, ToolServer
 from tests.fakes.scripting import FakeProvider
 from tests.support.fake_channel import FakeChannel
-from tests.support.http_server import free_port
+from tests.support.http_server import bound_socket
 from tests.support.inbound import provision_fixture_number
 from tests.support.tenants import TenantFixture
 
@@ -122,18 +123,19 @@ async def page(new_page: Any) -> Any:
 
 
 @asynccontextmanager
-async def serving(apps: dict[str, tuple[Any, int]]) -> AsyncIterator[dict[str, str]]:
-    """Serve several ASGI apps on their loopback ports at once; stop them all at once."""
+async def serving(apps: dict[str, tuple[Any, socket.socket]]) -> AsyncIterator[dict[str, str]]:
+    """Serve several ASGI apps on their bound loopback sockets at once; stop them all at once."""
     servers: list[uvicorn.Server] = []
     tasks: list[asyncio.Task[None]] = []
     try:
-        for app, port in apps.values():
+        for app, sock in apps.values():
+            port = sock.getsockname()[1]
             config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
             server = uvicorn.Server(config)
             # The test process owns signals; uvicorn must not install its own handlers.
             server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
             servers.append(server)
-            tasks.append(asyncio.create_task(server.serve()))
+            tasks.append(asyncio.create_task(server.serve(sockets=[sock])))
         deadline = asyncio.get_running_loop().time() + 10
         while not all(server.started for server in servers):
             for task in tasks:
@@ -143,7 +145,7 @@ async def serving(apps: dict[str, tuple[Any, int]]) -> AsyncIterator[dict[str, s
             if asyncio.get_running_loop().time() > deadline:
                 raise RuntimeError("the portal stack did not start within 10 s")
             await asyncio.sleep(0.01)
-        yield {name: f"http://127.0.0.1:{port}" for name, (_, port) in apps.items()}
+        yield {name: f"http://127.0.0.1:{sock.getsockname()[1]}" for name, (_, sock) in apps.items()}
     finally:
         for server in servers:
             server.should_exit = True
@@ -151,9 +153,24 @@ async def serving(apps: dict[str, tuple[Any, int]]) -> AsyncIterator[dict[str, s
 
 
 @pytest.fixture
-def ports() -> dict[str, int]:
-    """Loopback ports of the service and the fakes, chosen up front so settings can name them."""
-    return {name: free_port() for name in ("app", "anthropic", "channel", "tools")}
+def sockets() -> Iterator[dict[str, socket.socket]]:
+    """Loopback sockets of the service and the fakes, bound up front so settings can name their ports.
+
+    Held bound until the servers listen on them: a port only picked here and bound later could be
+    taken in between (CI runs two suites side by side), which failed every test of the session.
+    """
+    bound = {name: bound_socket() for name in ("app", "anthropic", "channel", "tools")}
+    try:
+        yield bound
+    finally:
+        for sock in bound.values():
+            sock.close()
+
+
+@pytest.fixture
+def ports(sockets: dict[str, socket.socket]) -> dict[str, int]:
+    """The loopback ports of the service and the fakes."""
+    return {name: int(sock.getsockname()[1]) for name, sock in sockets.items()}
 
 
 @pytest.fixture
@@ -183,14 +200,16 @@ def settings(settings: Settings, ports: dict[str, int]) -> Settings:
 
 
 @pytest.fixture
-async def base_url(settings: Settings, ports: dict[str, int], fakes: dict[str, Any]) -> AsyncIterator[str]:
+async def base_url(
+    settings: Settings, sockets: dict[str, socket.socket], fakes: dict[str, Any]
+) -> AsyncIterator[str]:
     """The API on a real uvicorn on 127.0.0.1 (the browser's server), with the fakes beside it."""
     build_provider = PROVIDERS["anthropic"][0]
     apps = {
-        "app": (create_app(settings), ports["app"]),
-        "anthropic": (build_provider(fakes["anthropic"]), ports["anthropic"]),
-        "channel": (fakes["channel"].app(), ports["channel"]),
-        "tools": (fakes["tools"].app(), ports["tools"]),
+        "app": (create_app(settings), sockets["app"]),
+        "anthropic": (build_provider(fakes["anthropic"]), sockets["anthropic"]),
+        "channel": (fakes["channel"].app(), sockets["channel"]),
+        "tools": (fakes["tools"].app(), sockets["tools"]),
     }
     async with serving(apps) as urls:
         yield urls["app"]

@@ -23,7 +23,7 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _bound_socket(port: int) -> socket.socket:
+def bound_socket(port: int = 0) -> socket.socket:
     """A socket bound to 127.0.0.1:``port`` (0: any free port), for uvicorn to listen on.
 
     Binding here, instead of picking a free port and letting uvicorn bind it later, leaves no moment
@@ -38,7 +38,7 @@ def _bound_socket(port: int) -> socket.socket:
 @asynccontextmanager
 async def serve_app(app: Any, *, port: int | None = None) -> AsyncIterator[str]:
     """Serve ``app`` on 127.0.0.1 and yield its base URL (no trailing slash)."""
-    sock = _bound_socket(port or 0)
+    sock = bound_socket(port or 0)
     port = int(sock.getsockname()[1])
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
