@@ -177,6 +177,26 @@ async def test_the_own_connection_gets_the_engines_connection_arguments(settings
     assert len(backends) == 1
 
 
+async def test_a_connect_timeout_in_the_url_is_the_own_connections_too(settings):
+    # A production URL often sets its own connect_timeout; the limiter's default must not clash with it.
+    _postgres_only(settings)
+    url = make_url(settings.database_url).update_query_dict(
+        {"connect_timeout": "7", "application_name": "sb lease timeout"}
+    )
+    timed = create_engine(url.render_as_string(hide_password=False), autocommit=True)
+    own = LeaseConnection(timed)
+    expires = datetime(2030, 1, 1, tzinfo=UTC)
+    try:
+        answer = await own.lease_many([rate_limits.Want("timeout:1", 2, 10, expires)])
+        conn = await own._connection()  # the connection the lease ran on
+        timeout = conn.info.get_parameters().get("connect_timeout")
+    finally:
+        await own.close()
+        await timed.dispose()
+    assert answer == [(2, 2)]
+    assert timeout == "7"
+
+
 async def test_closing_the_limiter_mid_lease_leaves_no_connection_open(settings):
     # A lease in flight at shutdown must not be tried again on a new connection that nobody closes.
     _postgres_only(settings)

@@ -55,7 +55,8 @@ class LeaseConnection:
     def __init__(self, engine: AsyncEngine) -> None:
         args, kwargs = engine.dialect.create_connect_args(engine.url)
         self._connect_args: tuple[Any, ...] = tuple(args)
-        self._connect_kwargs: dict[str, Any] = dict(kwargs)
+        # The URL's own connect_timeout, if it sets one, wins over the default here.
+        self._connect_kwargs: dict[str, Any] = {"connect_timeout": CONNECT_TIMEOUT_SECONDS, **kwargs}
         self._conn: psycopg.AsyncConnection | None = None
         self._closed = False
         self.statements = 0  # claims sent, for tests and the bench's counts
@@ -88,10 +89,7 @@ class LeaseConnection:
             )
         if self._conn is None or self._conn.closed:
             self._conn = await psycopg.AsyncConnection.connect(
-                *self._connect_args,
-                **self._connect_kwargs,
-                autocommit=True,
-                connect_timeout=CONNECT_TIMEOUT_SECONDS,
+                *self._connect_args, **self._connect_kwargs, autocommit=True
             )
         return self._conn
 
