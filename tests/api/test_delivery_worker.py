@@ -1,5 +1,8 @@
 """The API runs the DeliverWebhook runs it starts (eager starts), up to its slots, and takes nothing else.
 
+It makes a delivery's first attempt before starting the run, up to as many at once, and the run reads
+the outcome from its input.
+
 Which process ran a workflow task is read from Temporal's own history: each WorkflowTaskStarted
 event records the identity of the worker that polled the task, or of the client whose eager start was
 handed it, and the API's worker and client both end with ``IDENTITY_SUFFIX``. The API under test has no worker process beside it unless a test asks for one.
@@ -15,7 +18,9 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
+from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
+from temporalio.service import RPCError, RPCStatusCode
 from temporalio.worker import Worker
 
 from switchboard.activities.webhooks.types import DeliveryInput, DeliveryRef, ScheduleTerms
@@ -118,8 +123,19 @@ async def posted(receiver: Receiver, count: int) -> list[dict[str, Any]]:
 
 
 async def delivered(temporal: Client, envelope: dict[str, Any]) -> str:
-    """Wait for the envelope's DeliverWebhook run to end; its workflow id."""
+    """Wait for the envelope's DeliverWebhook run to end; its workflow id.
+
+    A run whose first attempt the API made starts only after the POST: until then it is not found.
+    """
     workflow_id = delivery_workflow_id(envelope["delivery_id"])
+    for _ in range(300):
+        try:
+            await temporal.get_workflow_handle(workflow_id).describe()
+            break
+        except RPCError as error:
+            if error.status != RPCStatusCode.NOT_FOUND:
+                raise
+            await asyncio.sleep(0.05)
     report = await asyncio.wait_for(temporal.get_workflow_handle(workflow_id).result(), timeout=30)
     assert report["outcome"] == "succeeded", report
     return workflow_id
@@ -138,6 +154,10 @@ async def test_with_no_worker_process_the_api_delivers_what_it_starts(
     assert identities and all(i.endswith(IDENTITY_SUFFIX) for i in identities), identities
     (row,) = await rows(settings, WebhookDelivery, WebhookDelivery.tenant_id == subscribed.id)
     assert (row.status, row.attempts) == ("succeeded", 1)
+    # The API posted before starting the run, which read the outcome from its input: one workflow task.
+    given = await started_with(temporal_env.client, workflow_id)
+    assert (given["first_attempt"]["status_code"], given["first_attempt"]["settled"]) == (200, True)
+    assert (len(identities), await markers(temporal_env.client, workflow_id)) == (1, 0)
 
 
 async def test_the_api_takes_no_task_from_the_shared_queue(
@@ -167,29 +187,59 @@ async def test_the_api_takes_no_task_from_the_shared_queue(
         await queued.terminate("test over")
 
 
+async def started_with(temporal: Client, workflow_id: str) -> dict[str, Any]:
+    """The run's input, as JSON."""
+    history = await temporal.get_workflow_handle(workflow_id).fetch_history()
+    return dict(
+        json.loads(history.events[0].workflow_execution_started_event_attributes.input.payloads[0].data)
+    )
+
+
+async def markers(temporal: Client, workflow_id: str) -> int:
+    """The run's recorded markers (a local activity's, a patch's)."""
+    history = await temporal.get_workflow_handle(workflow_id).fetch_history()
+    return sum(e.event_type == EventType.EVENT_TYPE_MARKER_RECORDED for e in history.events)
+
+
 @pytest.mark.parametrize("overrides", [{"api_delivery_slots": 1}], ids=["one-slot"])
-async def test_a_start_beyond_the_slots_goes_to_a_worker_process(
+async def test_past_its_slots_the_api_leaves_the_first_attempt_to_the_run_then_the_run_to_a_worker_process(
     api, subscribed: TenantFixture, receiver, temporal_env, worker: Worker, settings: Settings
 ):
+    """One slot of each kind. The first delivery's first attempt holds the first-attempt slot (its POST
+    waits at the gate). The second's run starts at once and makes its attempt here, holding the one eager
+    slot. The third's start is declined, and a worker process runs it."""
     client, app = api
     hook, _ = receiver
     hook.gate = asyncio.Event()
+    deliveries = app.state.delivery_worker
     try:
         assert (
             await post_webhook(client, text_payload("wamid.slot1", from_phone="16505550001"))
         ).status_code == 200
         await posted(hook, 1)
-        # The first delivery holds the API's one slot (its POST waits at the gate), so this start is declined.
-        assert app.state.delivery_worker.slots.in_use == 1
+        assert (deliveries.first_attempts.in_flight, deliveries.slots.in_use) == (1, 0)
         assert (
             await post_webhook(client, text_payload("wamid.slot2", from_phone="16505550002"))
         ).status_code == 200
-        first, second = await posted(hook, 2)
+        await posted(hook, 2)
+        assert (deliveries.first_attempts.in_flight, deliveries.slots.in_use) == (1, 1)
+        assert (
+            await post_webhook(client, text_payload("wamid.slot3", from_phone="16505550003"))
+        ).status_code == 200
+        first, second, third = await posted(hook, 3)
     finally:
         hook.gate.set()
-    here = await started_by(temporal_env.client, await delivered(temporal_env.client, first))
-    there = await started_by(temporal_env.client, await delivered(temporal_env.client, second))
-    assert here and all(i.endswith(IDENTITY_SUFFIX) for i in here), here
+    temporal = temporal_env.client
+    attempted_first = await delivered(temporal, first)
+    given = await started_with(temporal, attempted_first)
+    assert (given["first_attempt"]["success"], given["first_attempt"]["settled"]) == (True, True)
+    assert await markers(temporal, attempted_first) == 0
+    here = await delivered(temporal, second)
+    assert (await started_with(temporal, here)).get("first_attempt") is None
+    assert await markers(temporal, here) >= 1  # its attempt, a local activity
+    identities = await started_by(temporal, here)
+    assert identities and all(i.endswith(IDENTITY_SUFFIX) for i in identities), identities
+    there = await started_by(temporal, await delivered(temporal, third))
     assert there and not any(i.endswith(IDENTITY_SUFFIX) for i in there), there
 
 

@@ -1,6 +1,9 @@
 """DeliverWebhook: one event to one webhook, retried on the policy's schedule with durable timers.
 
-Each attempt is one activity that POSTs and records the outcome; between
+Each attempt is one activity that POSTs and records the outcome, except
+where the run's input carries attempt 1's outcome: the API process that
+started the run posted and recorded it first (``first_attempt``), so a
+delivery the receiver took at once costs a run of one workflow task. Between
 attempts the workflow sleeps the jittered delay (jitter from
 ``workflow.random()``, so replays agree), raised to the overload floor after
 a 429 or a timeout and stretched to a receiver's ``Retry-After`` within the
@@ -39,6 +42,8 @@ with workflow.unsafe.imports_passed_through():
 
 
 # Histories recorded before a successful attempt settled its own delivery still call finish_delivery.
+# A run whose input carries its first attempt was started by code that settles with the attempt, so it
+# asks nothing: no marker, no search-attribute upsert (decided by the input, so replays agree).
 SETTLED_WITH_ATTEMPT = "delivery-settled-with-attempt"
 # Histories recorded before attempts ran as local activities replay them as regular ones.
 LOCAL_ATTEMPT = "delivery-local-attempt"
@@ -59,9 +64,12 @@ class DeliverWebhookWorkflow:
         attempt = 0
         while True:
             attempt += 1
-            result = await self._attempt(
-                AttemptInput(delivery_id=delivery_id, attempt=attempt, at=workflow.now())
-            )
+            if attempt == 1 and request.first_attempt is not None:
+                result = request.first_attempt
+            else:
+                result = await self._attempt(
+                    AttemptInput(delivery_id=delivery_id, attempt=attempt, at=workflow.now())
+                )
             await self._notify(result.notification_ids)
             outcome = self._outcome(result)
             if outcome is None:
@@ -78,7 +86,7 @@ class DeliverWebhookWorkflow:
                     continue
                 outcome = DeliveryOutcome.FAILED
             break
-        if result.settled and workflow.patched(SETTLED_WITH_ATTEMPT):
+        if result.settled and (request.first_attempt is not None or workflow.patched(SETTLED_WITH_ATTEMPT)):
             return DeliveryReport(delivery_id=delivery_id, outcome=outcome, attempts=attempt)
         finished = await workflow.execute_activity_method(
             WebhookDeliveryActivities.finish_delivery,

@@ -39,8 +39,9 @@ class WebhookConfig:
     alert_min_attempts: int = 5
     # A webhook's health transition is evaluated at most this often.
     health_check_interval: timedelta = timedelta(seconds=60)
-    # The outbox sweeper re-dispatches events undispatched for this long.
-    sweep_min_age: timedelta = timedelta(seconds=5)
+    # The outbox sweeper re-dispatches events undispatched for this long: longer than an API process's
+    # first attempt and start can take (``first_attempt_window``, 20 s with the default request timeout).
+    sweep_min_age: timedelta = timedelta(seconds=20)
     # Notifications are normally sent by the workflow that raised them; the
     # sweeper only takes those left unsent this long.
     notification_sweep_min_age: timedelta = timedelta(seconds=60)
@@ -71,10 +72,23 @@ def config_from_settings(settings: Settings) -> WebhookConfig:
         "health_check_interval": (settings.webhook_health_check_interval_seconds, _seconds),
         "sweep_min_age": (settings.webhook_sweep_min_age_seconds, _seconds),
     }
-    return WebhookConfig(
-        policy=replace(DEFAULT_POLICY, **_set(policy)),
-        **_set(config),
-    )
+    webhook_policy = replace(DEFAULT_POLICY, **_set(policy))
+    knobs = _set(config)
+    # An API process posts a delivery's first attempt before its run starts (first_attempts.py): the
+    # sweeper waits longer than that can take, or it could start the run and the receiver get attempt 1 twice.
+    floor = first_attempt_window(webhook_policy)
+    knobs["sweep_min_age"] = max(knobs.get("sweep_min_age", WebhookConfig.sweep_min_age), floor)
+    return WebhookConfig(policy=webhook_policy, **knobs)
+
+
+# Beyond the POST's own timeout, a first attempt's task loads and records it and starts the run, whose
+# start gives up after 5 s (workflow_starts.AFTER_COMMIT_START_TIMEOUT).
+FIRST_ATTEMPT_SLACK = timedelta(seconds=10)
+
+
+def first_attempt_window(policy: WebhookPolicy) -> timedelta:
+    """The longest an API process takes between an event's commit and its runs' starts (first attempts included)."""
+    return timedelta(seconds=policy.request_timeout_seconds) + FIRST_ATTEMPT_SLACK
 
 
 def _set(fields: dict[str, tuple[Any, Callable[[Any], Any]]]) -> dict[str, Any]:

@@ -54,13 +54,6 @@ class DispatchPlan(BaseModel):
     schedule: ScheduleTerms
 
 
-class DeliveryInput(BaseModel):
-    """What the DeliverWebhook workflow runs on."""
-
-    delivery: DeliveryRef
-    schedule: ScheduleTerms
-
-
 class AttemptInput(BaseModel):
     delivery_id: str
     attempt: int
@@ -82,6 +75,19 @@ class AttemptResult(BaseModel):
     notification_ids: list[str] = []
     # A success settles the delivery in the attempt's own transaction (no finish activity needed).
     settled: bool = False
+
+
+class DeliveryInput(BaseModel):
+    """What the DeliverWebhook workflow runs on.
+
+    ``first_attempt``: the outcome of attempt 1, already posted and recorded by the API process that
+    started the run (``activities/webhooks/first_attempts.py``); the run then makes no attempt 1 of its
+    own. None (and in runs started before the field existed): the run makes every attempt itself.
+    """
+
+    delivery: DeliveryRef
+    schedule: ScheduleTerms
+    first_attempt: AttemptResult | None = None
 
 
 class DeliveryOutcome(StrEnum):

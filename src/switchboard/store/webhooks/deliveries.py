@@ -53,15 +53,18 @@ def is_active(webhook: WebhookEndpoint) -> bool:
 
 
 async def plan_deliveries(session: AsyncSession, event_id: str) -> tuple[Event | None, list[WebhookDelivery]]:
-    """Create the event's delivery rows (active, matching webhooks) and return those still pending."""
+    """Create the event's delivery rows (active, matching webhooks) and return all of them.
+
+    Settled ones too: an API process may have made and recorded a delivery's first attempt, settling it,
+    and died or lost Temporal before starting its run (``first_attempts.py``). Its run, started now, reads
+    that attempt back instead of posting; a run that exists already is not started again.
+    """
     event = await session.get(Event, event_id)
     if event is None:
         return None, []
     await _insert_deliveries(session, event)
-    pending = select(WebhookDelivery).where(
-        WebhookDelivery.event_id == event.id, WebhookDelivery.status == PENDING
-    )
-    return event, list((await session.execute(pending.order_by(WebhookDelivery.id))).scalars())
+    planned = select(WebhookDelivery).where(WebhookDelivery.event_id == event.id)
+    return event, list((await session.execute(planned.order_by(WebhookDelivery.id))).scalars())
 
 
 async def plan_recorded_deliveries(
