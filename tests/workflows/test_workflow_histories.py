@@ -29,6 +29,10 @@ from temporalio.client import WorkflowHistory
 from temporalio.testing import WorkflowEnvironment
 
 from switchboard.activities.agents.payloads import TimersInput
+from switchboard.activities.webhooks.config import config_from_settings
+from switchboard.activities.webhooks.delivery import WebhookDeliveryActivities
+from switchboard.activities.webhooks.dispatching import plan_recorded
+from switchboard.activities.webhooks.types import AttemptInput, DeliveryInput, ScheduleTerms
 from switchboard.activities.workflow_starts import (
     delivery_workflow_id,
     dispatch_workflow_id,
@@ -269,6 +273,44 @@ async def test_record_webhooks(
         hook.script = [(500, {}), (200, {})]
         before = await dispatch(stack, tenant)
         await rec.save(before, "webhook_delivery_before_local_attempt")
+
+
+@recording
+async def test_record_webhook_first_attempts(
+    app_client: httpx.AsyncClient,
+    tenant: TenantFixture,
+    settings: Settings,
+    time_skipping_env: WorkflowEnvironment,
+    receiver: tuple[Receiver, str],
+) -> None:
+    """Runs started as an API process starts them: attempt 1 already made, its outcome in the input."""
+    hook, url = receiver
+    response = await app_client.post("/v1/webhooks", json={"url": url}, headers=tenant.headers())
+    assert response.status_code == 201, response.text
+    async with rec.stack(time_skipping_env, settings) as stack:
+        config = config_from_settings(stack.settings)
+        attempt = WebhookDeliveryActivities(stack.deps, config).attempt_delivery
+
+        async def attempted_first() -> Any:
+            event_id = await add_event(stack, tenant)
+            async with stack.deps.sessions() as session:
+                plan = await plan_recorded(session, [event_id])
+                await session.commit()
+            (delivery,) = plan.deliveries
+            first = await attempt(AttemptInput(delivery_id=delivery.delivery_id, attempt=1, at=utcnow()))
+            return await stack.client.start_workflow(
+                DeliverWebhookWorkflow.run,
+                DeliveryInput(
+                    delivery=delivery, schedule=ScheduleTerms.of(config.policy), first_attempt=first
+                ),
+                id=delivery_workflow_id(delivery.delivery_id),
+                task_queue=stack.task_queue,
+            )
+
+        hook.script = [(200, {})]
+        await rec.save(await attempted_first(), "webhook_delivery_first_attempt_in_input")
+        hook.script = [(500, {}), (200, {})]
+        await rec.save(await attempted_first(), "webhook_delivery_first_attempt_failed_then_settled")
 
 
 @recording
