@@ -69,6 +69,9 @@ class Offered:
     # Latencies (ms) of the first and second half of the units, in starting order.
     first_half: Figures
     second_half: Figures
+    # CPU milliseconds a unit over the phase, by process tree (CpuMeter.per_unit_ms): what a unit costs
+    # while the machine carries a fixed rate, which is what decides whether it keeps up.
+    cpu: dict[str, float] | None = None
 
     @property
     def growth(self) -> float:
@@ -531,9 +534,11 @@ async def bare_baseline(
                 ended[order[i]] = time.perf_counter()
 
             quiet_client_heap()
+            cpu.start()
             await open_loop(offered_workflow, rate=offered_rate, count=count)
+            offered_cpu = cpu.per_unit_ms(len(ended))
             label = f"  baseline offered {offered_rate:.0f}/s {name}"
-            offered = Offered(offered_rate, count, *halves(label, order, began, ended))
+            offered = Offered(offered_rate, count, *halves(label, order, began, ended), cpu=offered_cpu)
     return BareRun(loaded, paced_figures, used, offered)
 
 

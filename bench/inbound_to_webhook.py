@@ -155,6 +155,7 @@ async def offered_load(
     rate: float,
     seconds: float,
     wait: float,
+    cpu: CpuMeter,
 ) -> Offered:
     """Post ``rate`` payloads a second for ``seconds`` (open loop: a slow answer delays no later post).
 
@@ -173,13 +174,15 @@ async def offered_load(
         posted_at[order[i]] = time.perf_counter()
         await post(i)
 
+    cpu.start()
     await open_loop(one, rate=rate, count=count)
     try:
         await asyncio.wait_for(asyncio.gather(*(waiters[wamid].wait() for wamid in order)), timeout=wait)
     except TimeoutError:
         pass  # counted below: the missing ones have no latency
+    used = cpu.per_unit_ms(sum(1 for wamid in order if wamid in arrivals))
     label = f"offered {rate:.0f}/s: POST -> tenant webhook"
-    return Offered(rate, count, *halves(label, order, posted_at, arrivals))
+    return Offered(rate, count, *halves(label, order, posted_at, arrivals), cpu=used)
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -314,6 +317,7 @@ async def main(args: argparse.Namespace) -> None:
                         rate=beside.offered.rate if beside.offered is not None else 0.0,
                         seconds=args.offered_seconds,
                         wait=args.wait,
+                        cpu=cpu,
                     )
         after = await bare_baseline(
             env, total=args.payloads, concurrency=args.concurrency, paced=args.paced, when="after"
@@ -348,6 +352,15 @@ async def main(args: argparse.Namespace) -> None:
         f"    (before the service {before.cpu['total']:.1f} ms a bare workflow, after it {after.cpu['total']:.1f}: "
         "the machine's drift over the run)"
     )
+    offered_cpus = None
+    if offered is not None and offered.cpu and beside is not None and beside.offered and beside.offered.cpu:
+        offered_cpus = (offered.cpu, beside.offered.cpu)
+        print(cpu_line(f"inbound message, offered {offered.rate:.0f}/s", offered.cpu))
+        print(cpu_line(f"bare workflow, offered {beside.offered.rate:.0f}/s", beside.offered.cpu))
+        print(
+            f"    (carrying the offered rate, a message cost {offered.cpu['total'] / max(beside.offered.cpu['total'], 1e-9):.2f}x "
+            "a bare workflow's CPU)"
+        )
     if unloaded is not None:
         print(
             f"  -> paced p50 is {unloaded.percentile(50) / max(baseline_paced.percentile(50), 1e-9):.1f}x the "
@@ -365,7 +378,8 @@ async def main(args: argparse.Namespace) -> None:
             "paced_p50_ratio": "<= 1.3",
             "offered_p99_ratio": "<= 1.0",
         },
-        "cpu_ms_per_unit": {"loaded": loaded_cpu, "baseline": baseline_cpu},
+        "cpu_ms_per_unit": {"loaded": loaded_cpu, "baseline": baseline_cpu}
+        | ({"offered": offered_cpus[0], "offered_baseline": offered_cpus[1]} if offered_cpus else {}),
     }
     if end_to_end is not None and unloaded is not None:
         throughput = end_to_end.per_second / max(baseline.per_second, 1e-9)
