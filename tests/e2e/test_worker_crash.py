@@ -1,27 +1,43 @@
-"""A worker or an API killed in the middle of a send: a worker process finishes it, and the message ends sent."""
+"""A worker or an API killed in the middle of a send: a worker process finishes it, and the message ends sent.
+
+And an API killed during a delivery's first attempt (made before the delivery's run starts): the outbox
+sweeper starts the run, and the delivery settles.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import itertools
+import json
 import signal
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import select
 from temporalio.client import Client
+from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 
-from switchboard.activities.workflow_starts import send_workflow_id
+from switchboard.activities.webhooks.config import WebhookConfig
+from switchboard.activities.webhooks.dispatching import WebhookDispatchActivities
+from switchboard.activities.workflow_starts import delivery_workflow_id, send_workflow_id
 from switchboard.api.delivery_worker import IDENTITY_SUFFIX
+from switchboard.models.events import WebhookAttempt
 from switchboard.settings import Settings
+from switchboard.store.database import create_engine
+from switchboard.worker import build_deps, close_deps
 from tests.support.api_process import started_by
 from tests.support.fake_channel import FakeChannel
 from tests.support.http_server import free_port, serve_app
+from tests.support.inbound import post_webhook, provision_fixture_number, text_payload
 from tests.support.processes import service_env, spawn_api
 from tests.support.tenants import TenantFixture
+from tests.workflows.test_webhook_support import Receiver
 
 REPO = Path(__file__).resolve().parents[2]
 TO = "14155550100"
@@ -232,3 +248,108 @@ async def test_send_survives_the_api_killed_mid_request(
     identities = await started_by(temporal_env.client, send_workflow_id(message_id))
     assert identities[0].endswith(IDENTITY_SUFFIX), identities
     assert not identities[-1].endswith(IDENTITY_SUFFIX), identities
+
+
+async def _delivered_with_first_attempt(
+    client: httpx.AsyncClient, receiver: Receiver, temporal: Client
+) -> int:
+    """Post inbound messages until one's delivery run carries its first attempt (the API's delivery worker
+    registers a moment after /healthz answers); how many the receiver got meanwhile."""
+    async with asyncio.timeout(30):
+        for n in itertools.count():
+            answer = await post_webhook(client, text_payload(f"wamid.probe{n}"))
+            assert answer.status_code == 200, answer.text
+            envelope = json.loads((await receiver.wait_for(n + 1, within=30))[n].body)
+            handle = temporal.get_workflow_handle(delivery_workflow_id(envelope["delivery_id"]))
+            while True:
+                try:
+                    history = await handle.fetch_history()
+                    break
+                except RPCError:  # its run starts just after the POST
+                    await asyncio.sleep(0.05)
+            given = json.loads(
+                history.events[0].workflow_execution_started_event_attributes.input.payloads[0].data
+            )
+            if given.get("first_attempt"):
+                return n + 1
+            await asyncio.sleep(0.2)
+    raise AssertionError("unreachable")
+
+
+async def test_a_delivery_survives_the_api_killed_during_its_first_attempt(
+    app_client: httpx.AsyncClient,
+    tenant: TenantFixture,
+    start_worker: StartWorker,
+    settings: Settings,
+    temporal_env: WorkflowEnvironment,
+    tmp_path: Path,
+):
+    """The API makes a delivery's first attempt before starting its run; killed during that POST, it leaves
+    no run and the event unstamped. The outbox sweeper's pass starts the run on a worker process, which
+    posts the attempt again and settles the delivery."""
+    await provision_fixture_number(app_client, tenant)
+    receiver = Receiver()
+    async with serve_app(receiver.app()) as base_url:
+        created = await app_client.post(
+            "/v1/webhooks",
+            json={"url": f"{base_url}/hook", "events": ["channel.message.received"]},
+            headers=tenant.headers(),
+        )
+        assert created.status_code == 201, created.text
+        await start_worker("worker-1")
+        port = free_port()
+        api = spawn_api(settings, port)
+        try:
+            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+                await _healthy(client)
+                probes = await _delivered_with_first_attempt(client, receiver, temporal_env.client)
+                receiver.gate = asyncio.Event()
+                answer = await post_webhook(client, text_payload("wamid.killed", from_phone="16505550999"))
+                assert answer.status_code == 200, answer.text  # the POST to the tenant waits at the gate
+                held = json.loads((await receiver.wait_for(probes + 1))[probes].body)
+            api.kill()
+            api.wait(timeout=10)
+        finally:
+            if receiver.gate is not None:
+                receiver.gate.set()
+            if api.poll() is None:
+                api.kill()
+                api.wait(timeout=10)
+        delivery_id = held["delivery_id"]
+        workflow_id = delivery_workflow_id(delivery_id)
+        with pytest.raises(RPCError):
+            await temporal_env.client.get_workflow_handle(workflow_id).describe()
+
+        # The sweeper's pass (its schedule ticks every 30 s; the age it waits for is set aside here).
+        engine = create_engine(settings.database_url)
+        deps = build_deps(temporal_env.client, settings, engine)
+        try:
+            swept = await WebhookDispatchActivities(
+                deps, WebhookConfig(sweep_min_age=timedelta(0))
+            ).sweep_outbox()
+        finally:
+            await close_deps(deps)
+            await engine.dispose()
+        assert swept.events >= 1
+        async with asyncio.timeout(RECOVERY_SECONDS):
+            while True:
+                try:
+                    report = await temporal_env.client.get_workflow_handle(workflow_id).result()
+                    break
+                except RPCError:  # DispatchEvent starts it
+                    await asyncio.sleep(0.1)
+        assert (report["outcome"], report["attempts"]) == ("succeeded", 1), f"{report}\n{logs(tmp_path)}"
+        posts = [r for r in receiver.at("/hook") if json.loads(r.body)["delivery_id"] == delivery_id]
+        assert len(posts) == 2  # the one the killed API made, and the run's
+        identities = await started_by(temporal_env.client, workflow_id)
+        assert identities and not any(i.endswith(IDENTITY_SUFFIX) for i in identities), identities
+        engine = create_engine(settings.database_url)
+        try:
+            async with engine.connect() as conn:
+                recorded = select(WebhookAttempt.attempt, WebhookAttempt.success).where(
+                    WebhookAttempt.delivery_id == delivery_id
+                )
+                attempts = [tuple(row) for row in (await conn.execute(recorded)).all()]
+        finally:
+            await engine.dispose()
+        assert attempts == [(1, True)]

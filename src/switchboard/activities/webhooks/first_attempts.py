@@ -4,7 +4,7 @@ Why: started first, a run made its attempt 1 as a local activity in the API's de
 two workflow activations in the SDK, the local activity's machinery, and in the Temporal server a history
 of ten events (the local activity's marker, two patch markers with their search-attribute upserts). Posted
 first, the outcome goes into the run's input (``DeliveryInput.first_attempt``), and a delivery the receiver
-took at once is a run of one workflow task and five events: about a sixth less CPU an inbound message, and
+took at once is a run of one workflow task and five events: about a tenth less CPU an inbound message, and
 no wait on the SDK's hops before the POST (docs/operations.md, Performance, the latest round).
 
 Durability is the outbox's, as it was. The event and its deliveries are committed before any of this, and
