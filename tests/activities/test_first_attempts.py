@@ -9,7 +9,6 @@ the outbox sweeper without posting again.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import timedelta
@@ -20,14 +19,12 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
-from temporalio.service import RPCError
 
 from switchboard.activities.deps import ActivityDeps
 from switchboard.activities.webhooks.config import WebhookConfig, config_from_settings
 from switchboard.activities.webhooks.delivery import WebhookDeliveryActivities
 from switchboard.activities.webhooks.dispatching import (
     RecordedPlan,
-    WebhookDispatchActivities,
     plan_recorded,
     start_planned,
 )
@@ -41,6 +38,7 @@ from switchboard.models.events import Event
 from switchboard.settings import Settings
 from switchboard.store.events import record_event
 from switchboard.worker import build_deps, close_deps
+from tests.support.delivery_runs import run_history, run_input, run_result, sweep_outbox_now
 from tests.support.http_server import free_port, serve_app
 from tests.workflows.test_webhook_support import Db, Receiver
 
@@ -179,7 +177,7 @@ async def kit(
                 payload={"event": MESSAGE_RECEIVED, "tenant_id": tenant.id},
             )
             await session.commit()
-        yield {"receiver": receiver, "db": db, "deps": deps, "event_id": event.id}
+        yield {"receiver": receiver, "db": db, "deps": deps, "event_id": event.id, "settings": settings}
     await close_deps(deps)
     await db.close()
 
@@ -195,9 +193,8 @@ async def _plan(db: Db, event_id: str) -> RecordedPlan:
 
 async def _history(client: Client, workflow_id: str) -> tuple[dict[str, Any], list[int]]:
     """The run's input as JSON and its history's event types."""
-    history = await client.get_workflow_handle(workflow_id).fetch_history()
-    started = history.events[0].workflow_execution_started_event_attributes
-    return json.loads(started.input.payloads[0].data), [e.event_type for e in history.events]
+    history = await run_history(client, workflow_id)
+    return run_input(history), [e.event_type for e in history.events]
 
 
 async def _stamped(db: Db, event_id: str) -> bool:
@@ -281,17 +278,10 @@ async def test_a_start_that_fails_after_the_attempt_is_recovered_by_the_sweeper_
 
     # Temporal is back: the sweeper's DispatchEvent starts the settled delivery's run, which reads the
     # attempt back instead of posting it again.
-    swept = await WebhookDispatchActivities(deps, WebhookConfig(sweep_min_age=timedelta(0))).sweep_outbox()
+    swept = await sweep_outbox_now(temporal_env.client, kit["settings"])
     assert swept.events >= 1
     workflow_id = delivery_workflow_id(delivery.delivery_id)
-    for _ in range(200):
-        try:
-            report = await temporal_env.client.get_workflow_handle(workflow_id).result()
-            break
-        except RPCError:  # the run is not there until DispatchEvent starts it
-            await asyncio.sleep(0.05)
-    else:
-        raise AssertionError("the sweeper started no run for the delivery")
+    report = await run_result(temporal_env.client, workflow_id)  # DispatchEvent starts it
     assert (report["outcome"], report["attempts"]) == ("succeeded", 1)
     given, _ = await _history(temporal_env.client, workflow_id)
     assert given.get("first_attempt") is None

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from datetime import timedelta
 
 import httpx
 import pytest
 from temporalio.service import RPCError, RPCStatusCode
 
 from switchboard.activities.retention import RetentionActivities
-from switchboard.activities.webhooks.config import WebhookConfig
-from switchboard.activities.webhooks.dispatching import WebhookDispatchActivities
 from switchboard.activities.workflow_starts import inbound_workflow_id
 from switchboard.api.app import create_app
 from switchboard.domain.inbound import payload_id
@@ -25,6 +22,7 @@ from switchboard.store.database import create_engine
 from switchboard.worker import build_deps, close_deps
 from tests.conftest import APP_SECRET, make_settings
 from tests.fixtures.channel import raw
+from tests.support.delivery_runs import sweep_outbox_now
 from tests.support.http_server import free_port, serve_app
 from tests.support.inbound import (
     add_outbound,
@@ -204,15 +202,7 @@ async def test_with_temporal_down_a_payload_is_applied_and_its_delivery_waits_fo
         assert receiver.requests == []
 
         # Temporal is back: the outbox sweep starts the delivery the request could not.
-        engine = create_engine(settings.database_url)
-        deps = build_deps(temporal_env.client, settings, engine)
-        try:
-            swept = await WebhookDispatchActivities(
-                deps, WebhookConfig(sweep_min_age=timedelta(0))
-            ).sweep_outbox()
-        finally:
-            await close_deps(deps)
-            await engine.dispose()
+        swept = await sweep_outbox_now(temporal_env.client, settings)
         assert swept.events >= 1
         (hook,) = await receiver.wait_for(1)
         delivered = json.loads(hook.body)

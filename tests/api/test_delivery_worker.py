@@ -20,7 +20,6 @@ import pytest
 from fastapi import FastAPI
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
-from temporalio.service import RPCError, RPCStatusCode
 from temporalio.worker import Worker
 
 from switchboard.activities.webhooks.types import DeliveryInput, DeliveryRef, ScheduleTerms
@@ -30,6 +29,7 @@ from switchboard.domain.webhook_policy import WebhookPolicy
 from switchboard.models.events import WebhookAttempt, WebhookDelivery
 from switchboard.settings import Settings
 from tests.support.api_process import running_api, started_by
+from tests.support.delivery_runs import run_history, run_input, run_result
 from tests.support.http_server import serve_app
 from tests.support.inbound import post_webhook, provision_fixture_number, rows, text_payload
 from tests.support.tenants import TenantFixture, provision_tenant
@@ -123,20 +123,9 @@ async def posted(receiver: Receiver, count: int) -> list[dict[str, Any]]:
 
 
 async def delivered(temporal: Client, envelope: dict[str, Any]) -> str:
-    """Wait for the envelope's DeliverWebhook run to end; its workflow id.
-
-    A run whose first attempt the API made starts only after the POST: until then it is not found.
-    """
+    """Wait for the envelope's DeliverWebhook run to end; its workflow id."""
     workflow_id = delivery_workflow_id(envelope["delivery_id"])
-    for _ in range(300):
-        try:
-            await temporal.get_workflow_handle(workflow_id).describe()
-            break
-        except RPCError as error:
-            if error.status != RPCStatusCode.NOT_FOUND:
-                raise
-            await asyncio.sleep(0.05)
-    report = await asyncio.wait_for(temporal.get_workflow_handle(workflow_id).result(), timeout=30)
+    report = await run_result(temporal, workflow_id)
     assert report["outcome"] == "succeeded", report
     return workflow_id
 
@@ -189,10 +178,7 @@ async def test_the_api_takes_no_task_from_the_shared_queue(
 
 async def started_with(temporal: Client, workflow_id: str) -> dict[str, Any]:
     """The run's input, as JSON."""
-    history = await temporal.get_workflow_handle(workflow_id).fetch_history()
-    return dict(
-        json.loads(history.events[0].workflow_execution_started_event_attributes.input.payloads[0].data)
-    )
+    return run_input(await run_history(temporal, workflow_id))
 
 
 async def markers(temporal: Client, workflow_id: str) -> int:

@@ -12,7 +12,6 @@ import json
 import signal
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -23,15 +22,13 @@ from temporalio.client import Client
 from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 
-from switchboard.activities.webhooks.config import WebhookConfig
-from switchboard.activities.webhooks.dispatching import WebhookDispatchActivities
 from switchboard.activities.workflow_starts import delivery_workflow_id, send_workflow_id
 from switchboard.api.delivery_worker import IDENTITY_SUFFIX
 from switchboard.models.events import WebhookAttempt
 from switchboard.settings import Settings
 from switchboard.store.database import create_engine
-from switchboard.worker import build_deps, close_deps
 from tests.support.api_process import started_by
+from tests.support.delivery_runs import run_history, run_input, run_result, sweep_outbox_now
 from tests.support.fake_channel import FakeChannel
 from tests.support.http_server import free_port, serve_app
 from tests.support.inbound import post_webhook, provision_fixture_number, text_payload
@@ -260,17 +257,8 @@ async def _delivered_with_first_attempt(
             answer = await post_webhook(client, text_payload(f"wamid.probe{n}"))
             assert answer.status_code == 200, answer.text
             envelope = json.loads((await receiver.wait_for(n + 1, within=30))[n].body)
-            handle = temporal.get_workflow_handle(delivery_workflow_id(envelope["delivery_id"]))
-            while True:
-                try:
-                    history = await handle.fetch_history()
-                    break
-                except RPCError:  # its run starts just after the POST
-                    await asyncio.sleep(0.05)
-            given = json.loads(
-                history.events[0].workflow_execution_started_event_attributes.input.payloads[0].data
-            )
-            if given.get("first_attempt"):
+            history = await run_history(temporal, delivery_workflow_id(envelope["delivery_id"]))
+            if run_input(history).get("first_attempt"):
                 return n + 1
             await asyncio.sleep(0.2)
     raise AssertionError("unreachable")
@@ -320,24 +308,9 @@ async def test_a_delivery_survives_the_api_killed_during_its_first_attempt(
         with pytest.raises(RPCError):
             await temporal_env.client.get_workflow_handle(workflow_id).describe()
 
-        # The sweeper's pass (its schedule ticks every 30 s; the age it waits for is set aside here).
-        engine = create_engine(settings.database_url)
-        deps = build_deps(temporal_env.client, settings, engine)
-        try:
-            swept = await WebhookDispatchActivities(
-                deps, WebhookConfig(sweep_min_age=timedelta(0))
-            ).sweep_outbox()
-        finally:
-            await close_deps(deps)
-            await engine.dispose()
+        swept = await sweep_outbox_now(temporal_env.client, settings)
         assert swept.events >= 1
-        async with asyncio.timeout(RECOVERY_SECONDS):
-            while True:
-                try:
-                    report = await temporal_env.client.get_workflow_handle(workflow_id).result()
-                    break
-                except RPCError:  # DispatchEvent starts it
-                    await asyncio.sleep(0.1)
+        report = await run_result(temporal_env.client, workflow_id, within=RECOVERY_SECONDS)
         assert (report["outcome"], report["attempts"]) == ("succeeded", 1), f"{report}\n{logs(tmp_path)}"
         posts = [r for r in receiver.at("/hook") if json.loads(r.body)["delivery_id"] == delivery_id]
         assert len(posts) == 2  # the one the killed API made, and the run's

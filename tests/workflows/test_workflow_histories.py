@@ -136,6 +136,13 @@ async def receiver() -> AsyncIterator[tuple[Receiver, str]]:
         yield hook, f"{base_url}/hook"
 
 
+async def make_webhook(app_client: httpx.AsyncClient, tenant: TenantFixture, url: str) -> str:
+    """A webhook of the tenant's for every event, at ``url``; its id."""
+    response = await app_client.post("/v1/webhooks", json={"url": url}, headers=tenant.headers())
+    assert response.status_code == 201, response.text
+    return str(response.json()["id"])
+
+
 async def add_event(stack: rec.Stack, tenant: TenantFixture, *, age: timedelta = timedelta(0)) -> str:
     async with stack.deps.sessions() as session:
         event = await record_event(
@@ -243,9 +250,7 @@ async def test_record_webhooks(
     hook, url = receiver
 
     async def webhook() -> str:
-        response = await app_client.post("/v1/webhooks", json={"url": url}, headers=tenant.headers())
-        assert response.status_code == 201, response.text
-        return str(response.json()["id"])
+        return await make_webhook(app_client, tenant, url)
 
     await webhook()
     async with rec.stack(time_skipping_env, settings) as stack:
@@ -285,8 +290,7 @@ async def test_record_webhook_first_attempts(
 ) -> None:
     """Runs started as an API process starts them: attempt 1 already made, its outcome in the input."""
     hook, url = receiver
-    response = await app_client.post("/v1/webhooks", json={"url": url}, headers=tenant.headers())
-    assert response.status_code == 201, response.text
+    await make_webhook(app_client, tenant, url)
     async with rec.stack(time_skipping_env, settings) as stack:
         config = config_from_settings(stack.settings)
         attempt = WebhookDeliveryActivities(stack.deps, config).attempt_delivery
