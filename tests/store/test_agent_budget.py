@@ -165,3 +165,195 @@ async def test_a_retried_reservation_holds_once(database_url: str) -> None:
         assert thread is not None and thread.reserved_e10 == CALL
     finally:
         await engine.dispose()
+
+
+USD = usd_to_e10
+
+
+async def _reserve(
+    sessions, tenant_id: str, thread_id: str, amount: str, rid: str | None = None
+) -> str | None:  # type: ignore[no-untyped-def]
+    """One reservation of ``amount`` USD; the scope that refused it, or None."""
+    from switchboard.models.base import utcnow
+
+    try:
+        async with unit_of_work(sessions) as session:
+            await reserve(
+                session,
+                reservation_id=rid or f"run_{uuid.uuid4().hex}:1",
+                tenant_id=tenant_id,
+                thread_id=thread_id,
+                amount_e10=USD(Decimal(amount)),
+                now=utcnow(),
+            )
+    except CapReached as reached:
+        return reached.scope
+    return None
+
+
+async def _set_thread_spend(sessions, thread_id: str, spent: str) -> None:  # type: ignore[no-untyped-def]
+    async with unit_of_work(sessions) as session:
+        thread = await session.get(AgentThread, thread_id)
+        assert thread is not None
+        thread.cost_e10 = USD(Decimal(spent))
+
+
+@pytest.mark.parametrize(
+    ("spent", "estimate", "refusal"),
+    [
+        ("0.97", "0.05", None),  # lands 0.02 past the 1 USD cap: within its 2 % margin
+        ("0.97", "0.0500000001", "thread"),  # one unit past cap + margin
+        ("0.9999", "0.0001", None),  # just below the cap, a small call still fits
+        ("1", "0.0000000001", "thread"),  # recorded spend reached the cap: trips whatever the estimate
+        ("0.5", "0", None),
+    ],
+)
+async def test_the_thread_trips_at_its_cap_or_past_cap_plus_margin(
+    database_url: str, spent: str, estimate: str, refusal: str | None
+) -> None:
+    engine = create_engine(database_url)
+    sessions = session_factory(engine)
+    try:
+        tenant_id, [thread_id] = await _setup(
+            sessions, thread_cap="1", day_cap="50", month_cap="500", threads=1
+        )
+        await _set_thread_spend(sessions, thread_id, spent)
+        assert await _reserve(sessions, tenant_id, thread_id, estimate) == refusal
+    finally:
+        await engine.dispose()
+
+
+async def _reserved(sessions, tenant_id: str, thread_ids: list[str]) -> tuple[dict[str, int], list[int], int]:  # type: ignore[no-untyped-def]
+    async with sessions() as session:
+        spend = (
+            (await session.execute(select(AgentSpend).where(AgentSpend.tenant_id == tenant_id)))
+            .scalars()
+            .all()
+        )
+        threads = [await session.get(AgentThread, t, populate_existing=True) for t in thread_ids]
+        held = (
+            (
+                await session.execute(
+                    select(AgentCostReservation).where(AgentCostReservation.tenant_id == tenant_id)
+                )
+            )
+            .scalars()
+            .all()
+        )
+    return {row.period: row.reserved_e10 for row in spend}, [t.reserved_e10 for t in threads if t], len(held)
+
+
+async def test_another_threads_reservation_blocks_only_when_the_sum_truly_passes(database_url: str) -> None:
+    engine = create_engine(database_url)
+    sessions = session_factory(engine)
+    try:
+        tenant_id, [a, b] = await _setup(sessions, thread_cap="1", day_cap="0.1", month_cap="500", threads=2)
+        # 0.05 already spent today by thread A's settled call; A has another call in flight (0.03).
+        assert await _reserve(sessions, tenant_id, a, "0.05", rid="run_a:1") is None
+        async with unit_of_work(sessions) as session:
+            await settle(session, reservation_id="run_a:1", actual_e10=USD(Decimal("0.05")))
+        assert await _reserve(sessions, tenant_id, a, "0.03", rid="run_a:2") is None
+
+        # B's call fits beside A's in-flight one (0.05 + 0.03 + 0.022 = 0.102, the cap plus 2 %)...
+        assert await _reserve(sessions, tenant_id, b, "0.022", rid="run_b:1") is None
+        async with unit_of_work(sessions) as session:
+            await settle(session, reservation_id="run_b:1", actual_e10=None)
+        # ...and one that would truly pass it with A's call is refused.
+        assert await _reserve(sessions, tenant_id, b, "0.0220000001") == "tenant_day"
+
+        # A's call settles below its estimate: its reservation is released at once, and B fits again.
+        async with unit_of_work(sessions) as session:
+            await settle(session, reservation_id="run_a:2", actual_e10=USD(Decimal("0.01")))
+        assert await _reserved(sessions, tenant_id, [a, b]) == ({"day": 0, "month": 0}, [0, 0], 0)
+        assert await _reserve(sessions, tenant_id, b, "0.04", rid="run_b:2") is None
+        assert await _reserved(sessions, tenant_id, [a, b]) == (
+            {"day": USD(Decimal("0.04")), "month": USD(Decimal("0.04"))},
+            [0, USD(Decimal("0.04"))],
+            1,
+        )
+    finally:
+        await engine.dispose()
+
+
+async def test_a_failed_call_releases_its_reservation_and_books_nothing(database_url: str) -> None:
+    engine = create_engine(database_url)
+    sessions = session_factory(engine)
+    try:
+        tenant_id, [thread_id] = await _setup(
+            sessions, thread_cap="1", day_cap="50", month_cap="500", threads=1
+        )
+        assert await _reserve(sessions, tenant_id, thread_id, "0.3", rid="run_f:1") is None
+        async with unit_of_work(sessions) as session:
+            await settle(session, reservation_id="run_f:1", actual_e10=None)
+            await settle(session, reservation_id="run_f:1", actual_e10=None)  # a retried release is a no-op
+        assert await _reserved(sessions, tenant_id, [thread_id]) == ({"day": 0, "month": 0}, [0], 0)
+        async with sessions() as session:
+            spent = {
+                row.period: row.spent_e10
+                for row in (
+                    await session.execute(select(AgentSpend).where(AgentSpend.tenant_id == tenant_id))
+                ).scalars()
+            }
+        assert spent == {"day": 0, "month": 0}
+    finally:
+        await engine.dispose()
+
+
+async def test_recent_calls_read_the_threads_latest_model_calls(database_url: str) -> None:
+    from datetime import timedelta
+
+    from switchboard.models.agent_runtime import AgentRun, AgentRunStep
+    from switchboard.models.base import utcnow
+    from switchboard.store.agents.budget import ThreadCalls, recent_calls
+
+    engine = create_engine(database_url)
+    sessions = session_factory(engine)
+    try:
+        tenant_id, [thread_id, other] = await _setup(
+            sessions, thread_cap="1", day_cap="50", month_cap="500", threads=2
+        )
+        async with sessions() as session:
+            assert await recent_calls(session, thread_id=thread_id, purpose="loop") == ThreadCalls([], None)
+        start = utcnow() - timedelta(hours=1)
+        # (thread, minutes after start, purpose, prompt tokens, output tokens, recorded estimate)
+        calls = [
+            (thread_id, 1, "router", 400, 3, None),  # a step recorded before estimates were
+            (thread_id, 2, "loop", 1_000, 120, 1_100),
+            (thread_id, 3, "loop", 1_500, 40, 1_600),
+            (other, 4, "loop", 9_000, 900, 9_000),  # another thread's calls never count
+            (thread_id, 5, "router", 1_700, 4, 1_650),
+        ]
+        async with unit_of_work(sessions) as session:
+            for n, (thread, minute, purpose, prompt, output, estimate) in enumerate(calls):
+                at = start + timedelta(minutes=minute)
+                run = AgentRun(tenant_id=tenant_id, thread_id=thread, created_at=at)
+                session.add(run)
+                await session.flush()
+                data = {
+                    "purpose": purpose,
+                    # Normalised usage: 100 of the prompt tokens were read from the cache.
+                    "usage": {
+                        "input_tokens": prompt - 100,
+                        "cache_read_tokens": 100,
+                        "output_tokens": output,
+                    },
+                }
+                if estimate is not None:
+                    data["estimate"] = {"uncalibrated_prompt_tokens": estimate}
+                session.add(
+                    AgentRunStep(
+                        tenant_id=tenant_id, run_id=run.id, seq=n, kind="model_call", data=data, created_at=at
+                    )
+                )
+                session.add(
+                    AgentRunStep(
+                        tenant_id=tenant_id, run_id=run.id, seq=100 + n, kind="guardrail", created_at=at
+                    )
+                )
+        async with sessions() as session:
+            loop = await recent_calls(session, thread_id=thread_id, purpose="loop")
+            router = await recent_calls(session, thread_id=thread_id, purpose="router")
+        assert loop == ThreadCalls(outputs=[40, 120], last_prompt=(1_700, 1_650))
+        assert router == ThreadCalls(outputs=[4, 3], last_prompt=(1_700, 1_650))
+    finally:
+        await engine.dispose()

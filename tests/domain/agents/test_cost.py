@@ -1,4 +1,4 @@
-"""Reserve-and-settle math of the cost circuit breaker: reservations, cap checks, tenant day and month."""
+"""Estimate-and-settle math of the cost circuit breaker: estimates, calibration, the trip rule, tenant day and month."""
 
 from __future__ import annotations
 
@@ -9,69 +9,142 @@ import pytest
 
 from switchboard.domain.agents.cost import (
     CapCheck,
+    PromptSize,
+    admission_limit,
+    calibration,
+    call_estimate_usd,
     check_caps,
     cost_day,
     cost_month,
-    estimated_input_tokens,
+    estimated_prompt_tokens,
+    expected_output_tokens,
     quantize_usd,
-    reservation_usd,
+    trips,
 )
 
 D = Decimal
 
-TOKEN_ROWS = [(0, 0), (1, 1), (2, 1), (3, 2), (4, 2), (9_999, 5_000), (10_000, 5_000)]
-
-
-@pytest.mark.parametrize(("chars", "tokens"), TOKEN_ROWS)
-def test_estimated_input_tokens_is_ceil_of_half(chars: int, tokens: int) -> None:
-    assert estimated_input_tokens(chars) == tokens
-
-
-# (prompt_chars, max_output_tokens, input $/Mtok, output $/Mtok, reservation)
-RESERVATION_ROWS: list[tuple[int, int, str, str, str]] = [
-    (0, 0, "3", "15", "0.0000000000"),
-    (2_000_000, 0, "3", "15", "3.0000000000"),
-    (0, 1_000_000, "3", "15", "15.0000000000"),
-    (8_000, 1_024, "3", "15", "0.0273600000"),  # 4,000 x 3 + 1,024 x 15 = 27,360 micro-dollars
-    (7_999, 1_024, "3", "15", "0.0273600000"),  # ceil(7,999 / 2) = 4,000
-    (1, 0, "0.15", "0.6", "0.0000001500"),
-    (1, 1, "0.000001", "0.000001", "0.0000000001"),  # 2e-12 rounds up, never down to zero
-    (3, 0, "0.0000033", "0", "0.0000000001"),
-    (10_001, 333, "0.123456789", "1.23456789", "0.0010285186"),  # 0.001028518509159 rounded up
+# (prose chars, json chars, messages, tools, calibration, tokens)
+PROMPT_ROWS: list[tuple[int, int, int, int, str, int]] = [
+    (0, 0, 0, 0, "1", 0),
+    (3, 0, 0, 0, "1", 1),  # 3 prose characters a token
+    (4, 0, 0, 0, "1", 2),  # rounded up
+    (0, 5, 0, 0, "1", 2),  # 2.5 JSON characters a token
+    (0, 0, 3, 0, "1", 12),  # 4 tokens a message
+    (0, 0, 0, 1, "1", 358),  # 8 a tool, plus the 350-token tool-use preamble once
+    (0, 0, 0, 3, "1", 374),
+    (3_000, 2_500, 10, 2, "1", 2_406),  # 1,000 + 1,000 + 40 + 16 + 350
+    (3_000, 2_500, 10, 2, "0.5", 1_203),  # the thread's provider reports half of what we estimate
+    (3_000, 2_500, 10, 2, "1.25", 3_008),  # 3,007.5 rounded up
 ]
 
 
-@pytest.mark.parametrize(("chars", "max_out", "price_in", "price_out", "expected"), RESERVATION_ROWS)
-def test_reservation_usd(chars: int, max_out: int, price_in: str, price_out: str, expected: str) -> None:
-    value = reservation_usd(
-        prompt_chars=chars,
-        max_output_tokens=max_out,
-        input_per_mtok=D(price_in),
-        output_per_mtok=D(price_out),
+@pytest.mark.parametrize(("prose", "json_chars", "messages", "tools", "ratio", "tokens"), PROMPT_ROWS)
+def test_estimated_prompt_tokens(
+    prose: int, json_chars: int, messages: int, tools: int, ratio: str, tokens: int
+) -> None:
+    size = PromptSize(prose_chars=prose, json_chars=json_chars, messages=messages, tools=tools)
+    assert estimated_prompt_tokens(size, calibration=D(ratio)) == tokens
+
+
+def test_estimated_prompt_tokens_refuses_nonsense() -> None:
+    with pytest.raises(ValueError):
+        estimated_prompt_tokens(PromptSize(prose_chars=-1, json_chars=0, messages=0, tools=0))
+    with pytest.raises(ValueError):
+        estimated_prompt_tokens(
+            PromptSize(prose_chars=1, json_chars=0, messages=0, tools=0), calibration=D(0)
+        )
+
+
+# (reported, estimated, calibration)
+CALIBRATION_ROWS: list[tuple[int, int, str]] = [
+    (1_000, 1_000, "1"),
+    (900, 1_000, "0.9"),
+    (1_100, 1_000, "1.1"),
+    (2_000, 3_000, "0.6667"),  # rounded up at 4 places...
+    (100, 1_000, "0.5"),  # ...and clamped: one odd figure cannot make the next estimate absurd
+    (5_000, 1_000, "2"),
+    (0, 1_000, "0.5"),
+    (1_000, 0, "1"),  # nothing estimated: no calibration
+]
+
+
+@pytest.mark.parametrize(("reported", "estimated", "expected"), CALIBRATION_ROWS)
+def test_calibration(reported: int, estimated: int, expected: str) -> None:
+    assert calibration(reported_prompt_tokens=reported, estimated_prompt_tokens=estimated) == D(expected)
+
+
+# (max_tokens, observed outputs, expected)
+OUTPUT_ROWS: list[tuple[int, list[int], int]] = [
+    (1_024, [], 1_024),  # nothing observed yet: the provider-enforced bound
+    (1_024, [80], 80),
+    (1_024, [80, 300, 45], 300),  # the largest recent output
+    (256, [80, 300], 256),  # never above max_tokens
+    (1_024, [0], 0),
+]
+
+
+@pytest.mark.parametrize(("max_tokens", "observed", "expected"), OUTPUT_ROWS)
+def test_expected_output_tokens(max_tokens: int, observed: list[int], expected: int) -> None:
+    assert expected_output_tokens(max_tokens=max_tokens, observed=observed) == expected
+
+
+# (prompt tokens, output tokens, input $/Mtok, output $/Mtok, estimate)
+ESTIMATE_ROWS: list[tuple[int, int, str, str, str]] = [
+    (0, 0, "3", "15", "0.0000000000"),
+    (1_000_000, 0, "3", "15", "3.0000000000"),
+    (0, 1_000_000, "3", "15", "15.0000000000"),
+    (4_000, 300, "3", "15", "0.0165000000"),
+    (1, 1, "0.000001", "0.000001", "0.0000000001"),  # 2e-12 rounds up, never down to zero
+    (5_001, 333, "0.123456789", "1.23456789", "0.0010285186"),  # 0.001028518509159 rounded up
+]
+
+
+@pytest.mark.parametrize(("prompt", "output", "price_in", "price_out", "expected"), ESTIMATE_ROWS)
+def test_call_estimate_usd(prompt: int, output: int, price_in: str, price_out: str, expected: str) -> None:
+    value = call_estimate_usd(
+        prompt_tokens=prompt, output_tokens=output, input_per_mtok=D(price_in), output_per_mtok=D(price_out)
     )
     assert f"{value:f}" == expected
-
-
-def test_reservation_is_an_upper_bound_of_real_cost() -> None:
-    # A 4-chars-per-token prompt of 4,000 chars really costs 1,000 input tokens; the reservation assumes 2,000.
-    real = (D(1_000) * D("3") + D(500) * D("15")) / D(1_000_000)
-    reserved = reservation_usd(
-        prompt_chars=4_000, max_output_tokens=1_024, input_per_mtok=D(3), output_per_mtok=D(15)
-    )
-    assert reserved >= real
 
 
 @pytest.mark.parametrize(
     "kwargs",
     [
-        {"prompt_chars": -1, "max_output_tokens": 1, "input_per_mtok": D(1), "output_per_mtok": D(1)},
-        {"prompt_chars": 1, "max_output_tokens": -1, "input_per_mtok": D(1), "output_per_mtok": D(1)},
-        {"prompt_chars": 1, "max_output_tokens": 1, "input_per_mtok": D(-1), "output_per_mtok": D(1)},
+        {"prompt_tokens": -1, "output_tokens": 1, "input_per_mtok": D(1), "output_per_mtok": D(1)},
+        {"prompt_tokens": 1, "output_tokens": -1, "input_per_mtok": D(1), "output_per_mtok": D(1)},
+        {"prompt_tokens": 1, "output_tokens": 1, "input_per_mtok": D(-1), "output_per_mtok": D(1)},
     ],
 )
-def test_reservation_refuses_negative_inputs(kwargs: dict) -> None:
+def test_call_estimate_refuses_negative_inputs(kwargs: dict) -> None:
     with pytest.raises(ValueError):
-        reservation_usd(**kwargs)
+        call_estimate_usd(**kwargs)
+
+
+@pytest.mark.parametrize(
+    ("cap", "limit"),
+    [("1", "1.02"), ("50", "51"), ("0", "0"), ("0.0001", "0.000102"), ("0.00000001", "0.0000000102")],
+)
+def test_admission_limit_is_the_cap_plus_two_percent(cap: str, limit: str) -> None:
+    assert admission_limit(D(cap)) == D(limit)
+
+
+# (label, estimate, spent, reserved, tripped) against a 1 USD cap (admission limit 1.02)
+TRIP_ROWS: list[tuple[str, str, str, str, bool]] = [
+    ("fresh", "0.01", "0", "0", False),
+    ("the estimate lands exactly on the cap", "0.03", "0.97", "0", False),
+    ("passing the cap within the margin", "0.05", "0.97", "0", False),
+    ("exactly the cap plus margin", "0.05", "0.96", "0.01", False),
+    ("one unit past the cap plus margin", "0.0500000001", "0.96", "0.01", True),
+    ("recorded spend reached the cap: trips whatever the estimate", "0", "1", "0", True),
+    ("recorded spend just below the cap, tiny call", "0.0001", "0.9999", "0", False),
+    ("reservations of calls in flight count", "0.05", "0.5", "0.48", True),
+]
+
+
+@pytest.mark.parametrize(("label", "estimate", "spent", "reserved", "tripped"), TRIP_ROWS)
+def test_trips(label: str, estimate: str, spent: str, reserved: str, tripped: bool) -> None:
+    assert trips(estimate=D(estimate), spent=D(spent), reserved=D(reserved), cap=D(1)) is tripped, label
 
 
 CAPS = {"thread_cap": D("1"), "day_cap": D("50"), "month_cap": D("500")}
@@ -84,35 +157,52 @@ ZERO = {
     "month_reserved": D(0),
 }
 
-# (label, reservation, overrides, expected)
+# (label, estimate, overrides, expected)
 CAP_ROWS: list[tuple[str, str, dict[str, Decimal], CapCheck]] = [
     ("fresh tenant", "0.01", {}, CapCheck(True, None)),
     (
-        "exactly reaching the thread cap is allowed",
-        "0.4",
+        "up to the thread cap plus 2 % is allowed",
+        "0.42",
         {"thread_spent": D("0.5"), "thread_reserved": D("0.1")},
         CapCheck(True, None),
     ),
     (
-        "one unit over the thread cap",
-        "0.4000000001",
+        "one unit over the thread cap plus margin",
+        "0.4200000001",
         {"thread_spent": D("0.5"), "thread_reserved": D("0.1")},
         CapCheck(False, "thread"),
     ),
-    ("reserved by concurrent runs counts", "0.2", {"thread_reserved": D("0.9")}, CapCheck(False, "thread")),
+    ("reserved by a call in flight counts", "0.2", {"thread_reserved": D("0.9")}, CapCheck(False, "thread")),
+    ("thread cap reached trips with no estimate", "0", {"thread_spent": D("1")}, CapCheck(False, "thread")),
+    ("thread overspent", "0", {"thread_spent": D("1.01")}, CapCheck(False, "thread")),
     (
-        "thread cap already reached trips with no reservation",
-        "0",
-        {"thread_spent": D("1")},
-        CapCheck(False, "thread"),
+        "day cap plus margin passed",
+        "1.5001",
+        {"day_spent": D("49.5"), "thread_cap": D(5)},
+        CapCheck(False, "tenant_day"),
     ),
-    ("thread overspent", "0", {"thread_spent": D("1.2")}, CapCheck(False, "thread")),
-    ("day cap", "1", {"day_spent": D("49.5")}, CapCheck(False, "tenant_day")),
+    (
+        "day cap passed within the margin",
+        "1.5",
+        {"day_spent": D("49.5"), "thread_cap": D(5)},
+        CapCheck(True, None),
+    ),
     ("day cap already reached", "0", {"day_spent": D("50")}, CapCheck(False, "tenant_day")),
-    ("day reserved", "0.5", {"day_reserved": D("49.6")}, CapCheck(False, "tenant_day")),
-    ("month cap", "0.5", {"month_spent": D("499.9")}, CapCheck(False, "tenant_month")),
+    (
+        "other threads' honest reservations with room left",
+        "0.02",
+        {"day_spent": D("49"), "day_reserved": D("0.5")},
+        CapCheck(True, None),
+    ),
+    (
+        "other threads' reservations that truly pass the day cap",
+        "0.02",
+        {"day_spent": D("49"), "day_reserved": D("1.99")},
+        CapCheck(False, "tenant_day"),
+    ),
+    ("month cap", "10.5", {"month_spent": D("499.9"), "thread_cap": D(50)}, CapCheck(False, "tenant_month")),
     ("month cap already reached", "0", {"month_spent": D("500")}, CapCheck(False, "tenant_month")),
-    ("month exactly reached by the reservation", "0.1", {"month_spent": D("499.9")}, CapCheck(True, None)),
+    ("month reached exactly by the estimate", "0.1", {"month_spent": D("499.9")}, CapCheck(True, None)),
     (
         "thread checked before day and month",
         "5",
@@ -129,10 +219,10 @@ CAP_ROWS: list[tuple[str, str, dict[str, Decimal], CapCheck]] = [
 ]
 
 
-@pytest.mark.parametrize(("label", "reservation", "overrides", "expected"), CAP_ROWS)
-def test_check_caps(label: str, reservation: str, overrides: dict[str, Decimal], expected: CapCheck) -> None:
+@pytest.mark.parametrize(("label", "estimate", "overrides", "expected"), CAP_ROWS)
+def test_check_caps(label: str, estimate: str, overrides: dict[str, Decimal], expected: CapCheck) -> None:
     args = {**ZERO, **CAPS, **overrides}
-    assert check_caps(reservation=D(reservation), **args) == expected, label
+    assert check_caps(estimate=D(estimate), **args) == expected, label
 
 
 BA, MADRID = "America/Argentina/Buenos_Aires", "Europe/Madrid"

@@ -1,9 +1,10 @@
 """The model-call activity: one call through a provider adapter, priced and recorded with the run.
 
-Before the call, an upper bound of its cost is reserved against the thread's,
-the tenant day's and the tenant month's caps (store.agents.budget); a cap that
-would be passed blocks the call (the run escalates and the thread mutes with
-the cap's reason). After it, the reservation settles to the actual cost.
+Before the call, an honest estimate of its cost (activities.agents.cost_estimate)
+is reserved against the thread's, the tenant day's and the tenant month's caps
+(store.agents.budget); a cap reached, or passed by more than its margin, blocks
+the call (the run escalates and the thread mutes with the cap's reason). After
+it, the reservation settles to the actual cost, or is released if the call failed.
 The step is recorded (usage raw and normalised, the rate-card row in effect,
 the exact cost) and its cost added to the run and the thread in one
 transaction keyed by (run, seq): a retried activity whose call was already
@@ -19,20 +20,19 @@ import contextlib
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from decimal import Decimal
 
 from temporalio import activity
 
+from switchboard.activities.agents.cost_estimate import estimate_call
 from switchboard.activities.agents.payloads import ModelCallInput, ModelCallResult
 from switchboard.activities.deps import ActivityDeps
 from switchboard.activities.llm.errors import ProviderError, as_application_error
 from switchboard.activities.llm.rate_cards import RateCardBook
 from switchboard.activities.llm.registry import ProviderRegistry
-from switchboard.domain.agents.cost import estimated_input_tokens, reservation_usd
-from switchboard.domain.pricing import RateCard, cost_usd
+from switchboard.domain.pricing import cost_usd
 from switchboard.models.agent_runtime import AgentRun
 from switchboard.models.base import utcnow
-from switchboard.store.agents.budget import CapReached, reserve, settle
+from switchboard.store.agents.budget import CapReached, recent_calls, reserve, settle
 from switchboard.store.agents.runs import record_model_step, step_at, usd_to_e10
 from switchboard.store.database import unit_of_work
 
@@ -58,18 +58,6 @@ async def _heartbeating() -> AsyncIterator[None]:
             await task
 
 
-def _upper_bound(call: ModelCallInput, card: RateCard) -> Decimal:
-    """What the call can cost at most: the whole request as input (2 characters a token) plus max_tokens."""
-    chars = len(call.request.model_dump_json())
-    prices = card.prices_for(estimated_input_tokens(chars))
-    return reservation_usd(
-        prompt_chars=chars,
-        max_output_tokens=call.request.max_tokens,
-        input_per_mtok=max(prices.input, prices.cache_write),
-        output_per_mtok=prices.output,
-    )
-
-
 class ModelCallActivities:
     """Model calls of agent runs (the router's and the loop's)."""
 
@@ -83,10 +71,12 @@ class ModelCallActivities:
         """Call the agent's model once, price the usage and record the step."""
         async with self._deps.sessions() as session:
             recorded = await step_at(session, call.run_id, call.seq)
+            recent = await recent_calls(session, thread_id=call.thread_id, purpose=call.purpose)
         if recorded is not None:
             return ModelCallResult.model_validate(recorded.data["result"])
         reservation_id = f"{call.run_id}:{call.seq}"
         card = self._rate_cards.card_for(call.provider, call.request.model, utcnow())
+        estimate = estimate_call(call.request, card, recent)
         try:
             async with unit_of_work(self._deps.sessions) as session:
                 await reserve(
@@ -94,7 +84,7 @@ class ModelCallActivities:
                     reservation_id=reservation_id,
                     tenant_id=call.tenant_id,
                     thread_id=call.thread_id,
-                    amount_e10=usd_to_e10(_upper_bound(call, card)),
+                    amount_e10=usd_to_e10(estimate.usd),
                     now=utcnow(),
                 )
         except CapReached as reached:
@@ -120,6 +110,8 @@ class ModelCallActivities:
                 raise LookupError(f"run {call.run_id} not found")
             recorded = await step_at(session, call.run_id, call.seq)
             if recorded is not None:
+                # A duplicate attempt raced the one that recorded the call: release what this one holds.
+                await settle(session, reservation_id=reservation_id, actual_e10=None)
                 return ModelCallResult.model_validate(recorded.data["result"])
             await settle(session, reservation_id=reservation_id, actual_e10=usd_to_e10(cost))
             await record_model_step(
@@ -144,6 +136,7 @@ class ModelCallActivities:
                     "raw_usage": usage.raw,
                     "rate_card": card.ref,
                     "cost_usd": str(cost),
+                    "estimate": estimate.as_data(),
                     "tool_calls": [tool_call.name for tool_call in response.tool_calls],
                     "text_preview": (response.text or "")[:PREVIEW_CHARS],
                     "result": result.model_dump(mode="json"),

@@ -1,13 +1,15 @@
 """The cost circuit breaker in the database: reserve before a model call, settle after, atomically.
 
-A reservation adds an upper bound of the call's cost to ``reserved`` of the
-thread, the tenant's cost day and its cost month with conditional UPDATEs
-(``spent + reserved + amount <= cap``), all in one transaction: PostgreSQL
-re-checks the condition on the locked row and SQLite has one writer, so
-concurrent runs on several workers never hold more than the caps allow, and
-spend overshoots a cap by at most what one call's actual cost exceeds its
-estimate. Settling replaces the reservation with the actual cost. Both are
-keyed by ``{run_id}:{seq}``, so a retried activity reserves and settles once.
+A reservation adds a call's honest estimate to ``reserved`` of the thread,
+the tenant's cost day and its cost month with conditional UPDATEs
+(``spent < cap and spent + reserved + amount <= cap + margin``, the rule of
+domain.agents.cost.trips), all in one transaction: PostgreSQL re-checks the
+condition on the locked row and SQLite has one writer, so concurrent runs on
+several workers never hold more than the caps plus margin allow, and spend
+passes a cap by at most the margin plus what the in-flight calls' actual
+costs exceed their estimates. Settling (or releasing, when the call failed)
+replaces the reservation with the actual cost at once. Both are keyed by
+``{run_id}:{seq}``, so a retried activity reserves and settles once.
 """
 
 from __future__ import annotations
@@ -22,8 +24,14 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import col, select
 
-from switchboard.domain.agents.cost import cost_day, cost_month
-from switchboard.models.agent_runtime import AgentCostReservation, AgentSpend, AgentThread
+from switchboard.domain.agents.cost import admission_limit, cost_day, cost_month
+from switchboard.models.agent_runtime import (
+    AgentCostReservation,
+    AgentRun,
+    AgentRunStep,
+    AgentSpend,
+    AgentThread,
+)
 from switchboard.models.tenancy import Tenant
 from switchboard.store.agents.runs import usd_to_e10
 from switchboard.store.tables import table_of
@@ -45,6 +53,10 @@ class Caps:
     day: int
     month: int
     timezone: str
+
+    def limit(self, cap_e10: int) -> int:
+        """The most spent + reserved may reach with a call admitted (the cap plus its margin), in 1e-10 USD."""
+        return usd_to_e10(admission_limit(Decimal(cap_e10).scaleb(-10)))
 
 
 async def tenant_caps(session: AsyncSession, tenant_id: str) -> Caps:
@@ -88,7 +100,7 @@ async def reserve(
     amount_e10: int,
     now: datetime,
 ) -> None:
-    """Hold ``amount_e10`` against the thread, day and month caps, or raise CapReached (the caller rolls back)."""
+    """Hold a call's estimate against the thread, day and month caps, or raise CapReached (the caller rolls back)."""
     if await session.get(AgentCostReservation, reservation_id) is not None:
         return
     caps = await tenant_caps(session, tenant_id)
@@ -101,7 +113,8 @@ async def reserve(
         update(AgentThread)
         .where(
             col(AgentThread.id) == thread_id,
-            col(AgentThread.cost_e10) + col(AgentThread.reserved_e10) + amount_e10 <= caps.thread,
+            col(AgentThread.cost_e10) < caps.thread,
+            col(AgentThread.cost_e10) + col(AgentThread.reserved_e10) + amount_e10 <= caps.limit(caps.thread),
         )
         .values(reserved_e10=col(AgentThread.reserved_e10) + amount_e10)
         .returning(col(AgentThread.id)),
@@ -118,7 +131,8 @@ async def reserve(
                 col(AgentSpend.tenant_id) == tenant_id,
                 col(AgentSpend.period) == period,
                 col(AgentSpend.period_start) == start,
-                col(AgentSpend.spent_e10) + col(AgentSpend.reserved_e10) + amount_e10 <= cap,
+                col(AgentSpend.spent_e10) < cap,
+                col(AgentSpend.spent_e10) + col(AgentSpend.reserved_e10) + amount_e10 <= caps.limit(cap),
             )
             .values(reserved_e10=col(AgentSpend.reserved_e10) + amount_e10)
             .returning(col(AgentSpend.period)),
@@ -167,6 +181,51 @@ async def settle(session: AsyncSession, *, reservation_id: str, actual_e10: int 
         )
     await session.execute(delete(AgentCostReservation).where(col(AgentCostReservation.id) == reservation_id))
     await session.flush()
+
+
+@dataclass(frozen=True)
+class ThreadCalls:
+    """What a thread's recent model calls tell the next estimate (newest first)."""
+
+    outputs: list[int]
+    """Output tokens of the recent calls of the asked purpose."""
+    last_prompt: tuple[int, int] | None
+    """(reported prompt tokens, uncalibrated estimate) of the latest call that recorded its estimate."""
+
+
+RECENT_RUNS = 4
+RECENT_CALLS = 8
+
+
+async def recent_calls(session: AsyncSession, *, thread_id: str, purpose: str) -> ThreadCalls:
+    """Usage and estimates of the model calls in the thread's last few runs, for the next call's estimate."""
+    runs = (
+        select(AgentRun.id)
+        .where(col(AgentRun.thread_id) == thread_id)
+        .order_by(col(AgentRun.created_at).desc())
+        .limit(RECENT_RUNS)
+        .scalar_subquery()
+    )
+    stmt = (
+        select(AgentRunStep.data)
+        .where(col(AgentRunStep.run_id).in_(runs), col(AgentRunStep.kind) == "model_call")
+        .order_by(col(AgentRunStep.created_at).desc(), col(AgentRunStep.seq).desc())
+        .limit(RECENT_CALLS * 2)
+    )
+    outputs: list[int] = []
+    last_prompt: tuple[int, int] | None = None
+    for data in (await session.execute(stmt)).scalars().all():
+        usage = (data or {}).get("usage") or {}
+        if data.get("purpose") == purpose and len(outputs) < RECENT_CALLS:
+            outputs.append(int(usage.get("output_tokens", 0)))
+        estimate = data.get("estimate") or {}
+        if last_prompt is None and estimate.get("uncalibrated_prompt_tokens"):
+            reported = sum(
+                int(usage.get(key, 0))
+                for key in ("input_tokens", "cache_read_tokens", "cache_write_tokens")
+            )
+            last_prompt = (reported, int(estimate["uncalibrated_prompt_tokens"]))
+    return ThreadCalls(outputs=outputs, last_prompt=last_prompt)
 
 
 async def stale_reservations(session: AsyncSession, *, older_than: datetime, limit: int) -> list[str]:
