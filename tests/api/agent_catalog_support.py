@@ -14,6 +14,8 @@ ADMIN = {"X-Admin-Key": ADMIN_KEY}
 PROVIDER = "anthropic"
 MODEL = "claude-sonnet-4-6"
 
+TOOL_BASE_URL = "https://clinic.example/api"
+
 _names = itertools.count(1)
 
 
@@ -80,7 +82,8 @@ async def create_binding(
 
 
 async def deployed(client: httpx.AsyncClient, tenant: TenantFixture, **binding_fields: Any) -> dict[str, Any]:
-    """An agent with one version (using one tool) and one binding: ids of each."""
+    """An agent with one version (using one tool) and one binding (with a base URL unless told): each."""
+    binding_fields.setdefault("base_url", TOOL_BASE_URL)
     tool = await create_tool(client, tenant)
     agent = await create_agent(client, tenant)
     version = await create_version(client, tenant, agent["id"], tools=[tool["slug"]])

@@ -56,7 +56,8 @@ async def test_create_binding_returns_it_with_has_secrets(
     assert binding["agent_id"] == version["agent_id"]
     assert binding["base_url"] == "https://clinic.example/api"
     assert (binding["customer_id"], binding["phone_number_id"]) == (None, None)
-    assert (binding["params"], binding["reglas"]) == ({}, body["reglas"])
+    # One stored value, read in both places (the spec's params.base_url and the top-level sugar).
+    assert (binding["params"], binding["reglas"]) == ({"base_url": binding["base_url"]}, body["reglas"])
     assert (binding["enabled"], binding["has_secrets"], binding["secret_names"]) == (True, False, [])
     assert binding["effective_params"] == DEFAULT_EFFECTIVE
     assert "secrets_encrypted" not in binding and "secrets" not in binding
@@ -208,8 +209,13 @@ async def test_params_keep_unknown_keys_and_report_effective_values(
         "clinic_id": "c-42",
         "capConversacion": None,
     }
-    binding = await create_binding(app_client, tenant, version["id"], params=params)
-    assert binding["params"] == {k: v for k, v in params.items() if k != "capConversacion"}
+    binding = await create_binding(
+        app_client, tenant, version["id"], params=params, base_url="https://c.example"
+    )
+    assert binding["params"] == {
+        **{k: v for k, v in params.items() if k != "capConversacion"},
+        "base_url": "https://c.example",
+    }
     assert binding["effective_params"] == {
         "wizardEnabled": True,
         "wizardReserveToolSlug": "reserve",
@@ -218,7 +224,9 @@ async def test_params_keep_unknown_keys_and_report_effective_values(
         "inactiveResetDays": 0,
         "inactiveResetDaysSource": "binding",
     }
-    overridden = await create_binding(app_client, tenant, version["id"], params={"capConversacion": 40})
+    overridden = await create_binding(
+        app_client, tenant, version["id"], params={"capConversacion": 40, "base_url": "https://c.example"}
+    )
     assert overridden["effective_params"]["capConversacion"] == 40
 
 
@@ -302,7 +310,10 @@ async def test_patch_binding_changes_version_params_reglas_enabled_and_name(
     updated = ok(
         await app_client.patch(f"/v1/agent-bindings/{binding['id']}", json=change, headers=tenant.headers())
     )
-    assert {k: updated[k] for k in change} == change
+    assert {k: updated[k] for k in change} == {
+        **change,
+        "params": {**change["params"], "base_url": change["base_url"]},
+    }
     assert updated["agent_id"] == other_agent["id"]
     assert updated["effective_params"]["capConversacion"] == 9
     assert (updated["scope"], updated["created_at"]) == (binding["scope"], binding["created_at"])

@@ -41,6 +41,43 @@ async def test_create_tool_stores_the_normalized_declaration(
     assert stored["response"]["max_items"] == 10
     assert stored["terminates_thread"] is False
     assert stored["errors"] == {"negocio": [], "infra": [], "semantic": {}}
+    assert tool["warnings"] == []
+
+
+async def test_always_infra_statuses_under_negocio_are_accepted_with_warnings(
+    app_client: httpx.AsyncClient, tenant: TenantFixture
+):
+    written = {**declaration(), "errors": {"negocio": [404, 429]}}
+    body = {"slug": "find_slots", "name": "Find slots", "declaration": written}
+    tool = ok(await app_client.post("/v1/agent-tools", json=body, headers=tenant.headers()), 201)
+    assert tool["declaration"]["errors"] == {"negocio": [404, 429], "infra": [], "semantic": {}}
+    [warning] = tool["warnings"]
+    assert (warning["code"], warning["field"]) == ("NEGOCIO_ALWAYS_INFRA", "declaration.errors.negocio[1]")
+    assert "429" in warning["message"] and "always infra" in warning["message"]
+    # The warning belongs to the stored declaration, so every read shows it.
+    assert ok(await app_client.get("/v1/agent-tools/find_slots", headers=tenant.headers())) == tool
+    listed = ok(await app_client.get("/v1/agent-tools", headers=tenant.headers()))
+    assert listed["data"][0]["warnings"] == tool["warnings"]
+
+    patched_errors = {"negocio": {"401": "log in again", "503": "down", "409": "taken"}}
+    patched = ok(
+        await app_client.patch(
+            "/v1/agent-tools/find_slots",
+            json={"declaration": {**declaration(), "errors": patched_errors}},
+            headers=tenant.headers(),
+        )
+    )
+    assert patched["declaration"]["errors"]["negocio"] == patched_errors["negocio"]
+    assert [w["field"] for w in patched["warnings"]] == [
+        "declaration.errors.negocio.401",
+        "declaration.errors.negocio.503",
+    ]
+    cleaned = ok(
+        await app_client.patch(
+            "/v1/agent-tools/find_slots", json={"declaration": declaration()}, headers=tenant.headers()
+        )
+    )
+    assert cleaned["warnings"] == []
 
 
 @pytest.mark.parametrize("slug", ["Find", "-lead", "has space", "a" * 65, "", "dot.ted", "ñ", "records"])

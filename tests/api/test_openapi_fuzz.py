@@ -156,7 +156,12 @@ def _real_ids(client: Any, creds: dict[str, str]) -> dict[tuple[str, str], str]:
     )
     binding = post(
         "/v1/agent-bindings",
-        {"name": "Fuzz binding", "agent_version_id": version["id"], "scope": "tenant"},
+        {
+            "name": "Fuzz binding",
+            "agent_version_id": version["id"],
+            "scope": "tenant",
+            "params": {"base_url": "https://tools.example"},
+        },
         live,
     )
     return {

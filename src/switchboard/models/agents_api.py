@@ -17,6 +17,8 @@ from pydantic import (
 )
 
 from switchboard.domain.agents.history import cap_conversacion
+from switchboard.domain.errors import ValidationFailed
+from switchboard.domain.tools import declaration_warnings
 from switchboard.models.agents import Agent, AgentBinding, AgentTool, AgentVersion, BindingScope
 from switchboard.models.base import iso_millis
 
@@ -113,6 +115,14 @@ class ToolUpdate(_Patch):
     enabled: bool | None = None
 
 
+class ToolWarning(BaseModel):
+    """A rule of the spec that makes part of a valid declaration act otherwise than written."""
+
+    code: str
+    message: str
+    field: str
+
+
 class ToolPublic(BaseModel):
     id: str
     slug: str
@@ -124,6 +134,8 @@ class ToolPublic(BaseModel):
     current: bool
     created_at: str
     superseded_at: str | None
+    # Derived from the declaration on every read, so a stored declaration always shows its warnings.
+    warnings: list[ToolWarning]
 
     @classmethod
     def of(cls, t: AgentTool) -> ToolPublic:
@@ -138,6 +150,10 @@ class ToolPublic(BaseModel):
             current=t.is_current,
             created_at=iso_millis(t.created_at),
             superseded_at=iso_millis(t.superseded_at) if t.superseded_at else None,
+            warnings=[
+                ToolWarning(code=w.code, message=w.message, field=w.field)
+                for w in declaration_warnings(t.declaration or {})
+            ],
         )
 
 
@@ -197,6 +213,18 @@ class VersionPublic(BaseModel):
         )
 
 
+def _check_base_url(value: str | None) -> str | None:
+    if value is None:
+        return None
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("base_url must be an absolute http or https URL")
+    if parts.query or parts.fragment or parts.username or parts.password:
+        raise ValueError("base_url may not carry a query string, a fragment or credentials")
+    # Declarations append "/path" to {{binding.base_url}}; a trailing slash would double it.
+    return value.rstrip("/")
+
+
 class BindingParams(BaseModel):
     """The engine's documented keys, type-checked; unknown keys are kept (tools read them) and ignored."""
 
@@ -207,6 +235,10 @@ class BindingParams(BaseModel):
     catchAllAction: Literal["escalate", "respond"] | None = None
     capConversacion: StrictInt | None = Field(default=None, ge=1, le=1000)
     inactiveResetDays: StrictInt | None = Field(default=None, ge=0, le=3650)
+    # The spec's home of {{binding.base_url}}; stored in the binding's base_url column, not in params.
+    base_url: StrictStr | None = Field(default=None, max_length=2000)
+
+    _base_url = field_validator("base_url")(_check_base_url)
 
 
 def as_sent(model: BaseModel) -> dict[str, Any]:
@@ -247,18 +279,6 @@ def effective_params(
     )
 
 
-def _check_base_url(value: str | None) -> str | None:
-    if value is None:
-        return None
-    parts = urlsplit(value)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError("base_url must be an absolute http or https URL")
-    if parts.query or parts.fragment or parts.username or parts.password:
-        raise ValueError("base_url may not carry a query string, a fragment or credentials")
-    # Declarations append "/path" to {{binding.base_url}}; a trailing slash would double it.
-    return value.rstrip("/")
-
-
 class BindingCreate(_Strict):
     name: str = Field(min_length=1, max_length=200)
     agent_version_id: str = Field(min_length=1, max_length=64)
@@ -284,6 +304,47 @@ class BindingUpdate(_Patch):
     enabled: bool | None = None
 
     _base_url = field_validator("base_url")(_check_base_url)
+
+
+def chosen_base_url(body: BindingCreate | BindingUpdate) -> tuple[bool, str | None]:
+    """Whether the request sets the base URL (top-level ``base_url`` or ``params.base_url``) and to what.
+
+    Both name one setting: given both with different values is a 400 naming both fields. On create a
+    null is "not given"; on PATCH a null clears it.
+    """
+    clears = isinstance(body, BindingUpdate)
+    given: dict[str, str | None] = {}
+    if "base_url" in body.model_fields_set and (clears or body.base_url is not None):
+        given["base_url"] = body.base_url
+    params = body.params
+    if (
+        params is not None
+        and "base_url" in params.model_fields_set
+        and (clears or params.base_url is not None)
+    ):
+        given["params.base_url"] = params.base_url
+    if len(set(given.values())) > 1:
+        raise ValidationFailed(
+            "base_url and params.base_url are one setting and were given different values; send one of them",
+            code="VALIDATION_FAILED",
+            details={"field": "base_url", "fields": ["base_url", "params.base_url"]},
+        )
+    if not given:
+        return False, None
+    return True, next(iter(given.values()))
+
+
+def stored_params(params: BindingParams) -> dict[str, Any]:
+    """``as_sent`` without ``base_url``, which lives in its own column."""
+    return {k: v for k, v in as_sent(params).items() if k != "base_url"}
+
+
+def public_params(binding: AgentBinding) -> dict[str, Any]:
+    """The params a client reads back: as stored, plus ``base_url`` when the binding has one."""
+    params = dict(binding.params or {})
+    if binding.base_url is not None:
+        params["base_url"] = binding.base_url
+    return params
 
 
 class BindingPublic(BaseModel):
@@ -315,7 +376,7 @@ class BindingPublic(BaseModel):
             customer_id=b.customer_id,
             phone_number_id=b.phone_number_id,
             base_url=b.base_url,
-            params=b.params,
+            params=public_params(b),
             effective_params=effective,
             reglas=b.reglas,
             enabled=b.enabled,

@@ -63,6 +63,7 @@ ACCEPTED: list[tuple[str, dict[str, Any]]] = [
     ),
     ("errors with int keys", {"errors": {"negocio": {404: "No such patient"}}}),
     ("errors infra may repeat an always-infra status", {"errors": {"infra": [401, 503]}}),
+    ("errors negocio may list an always-infra status (warned)", {"errors": {"negocio": [401, 429, 503]}}),
     ("errors 3xx declarable", {"errors": {"infra": [302]}}),
     ("errors empty", {"errors": {}}),
     ("errors null", {"errors": None}),
@@ -358,10 +359,6 @@ REJECTED: list[tuple[str, dict[str, Any], type[ToolError], str]] = [
         ToolDeclarationError,
         "declaration.errors.negocio.4o4",
     ),
-    ("negocio 401", {"errors.negocio": [401]}, ToolDeclarationError, "declaration.errors.negocio"),
-    ("negocio 403", {"errors.negocio": [403]}, ToolDeclarationError, "declaration.errors.negocio"),
-    ("negocio 429", {"errors.negocio": [429]}, ToolDeclarationError, "declaration.errors.negocio"),
-    ("negocio 503", {"errors.negocio": {"503": "down"}}, ToolDeclarationError, "declaration.errors.negocio"),
     ("infra 100", {"errors.infra": [100]}, ToolDeclarationError, "declaration.errors.infra[0]"),
     ("status in both lists", {"errors.infra": [409]}, ToolDeclarationError, "declaration.errors.infra"),
     (

@@ -20,8 +20,9 @@ from switchboard.models.agents_api import (
     BindingSecretsSet,
     BindingUpdate,
     Deleted,
-    as_sent,
+    chosen_base_url,
     effective_params,
+    stored_params,
 )
 from switchboard.models.tenancy import Tenant
 from switchboard.store import agents as store
@@ -58,6 +59,7 @@ async def create_binding(
     body: BindingCreate, who: OwnerOrAdmin, session: Session, state: State
 ) -> BindingPublic:
     """Deploy a version to the tenant, a customer (customer_id) or a phone number (phone_number_id)."""
+    _, base_url = chosen_base_url(body)
     binding = await store.create_binding(
         session,
         who.tenant_id,
@@ -66,8 +68,8 @@ async def create_binding(
         scope=body.scope,
         customer_id=body.customer_id,
         phone_number_id=body.phone_number_id,
-        base_url=body.base_url,
-        params=as_sent(body.params),
+        base_url=base_url,
+        params=stored_params(body.params),
         reglas=body.reglas,
         enabled=body.enabled,
     )
@@ -111,10 +113,15 @@ async def get_binding(binding_id: str, who: Caller, session: Session, state: Sta
 async def update_binding(
     binding_id: str, body: BindingUpdate, who: OwnerOrAdmin, session: Session, state: State
 ) -> BindingPublic:
-    """Change the deployed version, params (replaced whole), reglas (replaced whole), enabled, name or base_url."""
+    """Change the deployed version, params (replaced whole; base_url kept unless named), reglas (replaced
+    whole), enabled, name or base_url (top level or params.base_url; null clears it)."""
     changes = body.model_dump(exclude_unset=True)
+    changes.pop("base_url", None)
+    sets_base_url, base_url = chosen_base_url(body)
+    if sets_base_url:
+        changes["base_url"] = base_url
     if body.params is not None:
-        changes["params"] = as_sent(body.params)
+        changes["params"] = stored_params(body.params)
     binding = await store.update_binding(session, who.tenant_id, binding_id, changes)
     return (await _public(session, [binding], default_days=state.settings.agent_inactive_reset_days))[0]
 

@@ -16,7 +16,7 @@ from switchboard.domain.tools.classify import (
     classify_transport_failure,
     redact_text,
 )
-from switchboard.domain.tools.declaration import validate_declaration
+from switchboard.domain.tools.declaration import declaration_warnings, uses_base_url, validate_declaration
 from switchboard.domain.tools.errors import (
     ToolConfigurationError,
     ToolDeclarationError,
@@ -25,6 +25,7 @@ from switchboard.domain.tools.errors import (
     ToolResponseExtractError,
     ToolSecurityError,
 )
+from switchboard.domain.tools.errors_block import DeclarationWarning
 from switchboard.domain.tools.inputs import validate_input
 from switchboard.domain.tools.interpolate import (
     BindingNamespace,
@@ -41,6 +42,7 @@ __all__ = [
     "BindingNamespace",
     "Classification",
     "ContextNamespace",
+    "DeclarationWarning",
     "Namespaces",
     "Pick",
     "RenderedRequest",
@@ -55,6 +57,7 @@ __all__ = [
     "classify",
     "classify_failure",
     "classify_transport_failure",
+    "declaration_warnings",
     "extract",
     "extract_token",
     "guard_path_segment",
@@ -63,6 +66,7 @@ __all__ = [
     "render_request",
     "render_template",
     "render_url",
+    "uses_base_url",
     "validate_declaration",
     "validate_input",
 ]

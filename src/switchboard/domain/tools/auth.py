@@ -24,6 +24,7 @@ from switchboard.domain.tools.interpolate import Namespaces, render_template, re
 from switchboard.domain.tools.placeholders import PLACEHOLDER_RE, check_json_placements, check_placements
 from switchboard.domain.tools.urls import (
     check_absolute_url,
+    check_binding_base_url,
     check_token_url_template,
     join_base_url,
     strip_base_url_prefix,
@@ -152,7 +153,7 @@ def render_auth(auth: dict[str, Any], namespaces: Namespaces) -> tuple[dict[str,
     if rest is None:
         token_url = render_template(auth["token_url"], namespaces, field=f"{field}.token_url")
     else:
-        check_absolute_url(namespaces.binding.base_url, field="binding.base_url", allow_path=False)
+        check_binding_base_url(namespaces.binding.base_url)
         rendered = render_template(rest, namespaces, field=f"{field}.token_url")
         token_url = join_base_url(namespaces.binding.base_url, rendered)
     check_absolute_url(token_url, field=f"{field}.token_url")

@@ -15,10 +15,14 @@ from switchboard.domain.tools.checks import (
     require_string,
 )
 from switchboard.domain.tools.errors import ToolDeclarationError
-from switchboard.domain.tools.errors_block import validate_errors_block
+from switchboard.domain.tools.errors_block import (
+    DeclarationWarning,
+    errors_block_warnings,
+    validate_errors_block,
+)
 from switchboard.domain.tools.inputs import check_input_schema, input_names
 from switchboard.domain.tools.pick import parse_pick
-from switchboard.domain.tools.placeholders import check_json_placements, check_placements
+from switchboard.domain.tools.placeholders import PLACEHOLDER_RE, check_json_placements, check_placements
 from switchboard.domain.tools.urls import parse_url_template
 
 ROOT = "declaration"
@@ -55,6 +59,27 @@ def validate_declaration(declaration: Any) -> dict[str, Any]:
             declaration.get("terminates_thread", False), field=f"{ROOT}.terminates_thread"
         ),
     }
+
+
+def declaration_warnings(normalized: dict[str, Any]) -> list[DeclarationWarning]:
+    """What a valid declaration says that will not act as written (answered with the tool, never refused)."""
+    return errors_block_warnings(normalized.get("errors") or {}, field=f"{ROOT}.errors")
+
+
+def uses_base_url(declaration: Any) -> bool:
+    """True when the request block (URL, query, body or auth) reads ``{{binding.base_url}}``."""
+    request = declaration.get("request") if isinstance(declaration, dict) else None
+    return _mentions_base_url(request)
+
+
+def _mentions_base_url(value: Any) -> bool:
+    if isinstance(value, str):
+        return any(m.group(1) == "binding.base_url" for m in PLACEHOLDER_RE.finditer(value))
+    if isinstance(value, dict):
+        return any(_mentions_base_url(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_mentions_base_url(item) for item in value)
+    return False
 
 
 def _validate_request(request: Any, *, names: Collection[str]) -> dict[str, Any]:

@@ -3,17 +3,30 @@ and which body ``status_code`` values carry a semantic hint.
 
 ``negocio`` and ``infra`` take either a list of status codes (``[404, 409]``) or an object mapping a
 status code to a hint (``{"409": "That slot was just taken"}``); the shape the tenant wrote is kept.
+The spec makes 401, 403, 429 and every 5xx infra "regardless of declaration", so listing one under
+``negocio`` is valid: it is kept as written, classified infra, and reported by ``errors_block_warnings``.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from switchboard.domain.tools.checks import reject_unknown_keys, require_object, require_string
 from switchboard.domain.tools.errors import ToolDeclarationError
 
 ALWAYS_INFRA = frozenset({401, 403, 429})
+NEGOCIO_ALWAYS_INFRA = "NEGOCIO_ALWAYS_INFRA"
 _BLOCK_FIELDS = ("negocio", "infra", "semantic")
+
+
+@dataclass(frozen=True)
+class DeclarationWarning:
+    """Something a valid declaration says that will not do what it seems to (``field`` points at it)."""
+
+    code: str
+    message: str
+    field: str
 
 
 def is_always_infra(status: int) -> bool:
@@ -36,13 +49,6 @@ def validate_errors_block(block: Any, *, field: str = "declaration.errors") -> d
     reject_unknown_keys(block, _BLOCK_FIELDS, field=field)
     negocio = _statuses(block.get("negocio", []), field=f"{field}.negocio")
     infra = _statuses(block.get("infra", []), field=f"{field}.infra")
-    for code in negocio:
-        if is_always_infra(code):
-            raise ToolDeclarationError(
-                f"{field}.negocio lists {code}, which is always infra (401, 403, 429 and 5xx)",
-                field=f"{field}.negocio",
-                value=code,
-            )
     both = sorted(set(negocio) & set(infra))
     if both:
         raise ToolDeclarationError(
@@ -56,6 +62,29 @@ def validate_errors_block(block: Any, *, field: str = "declaration.errors") -> d
             raise ToolDeclarationError(f"{field}.semantic has an empty key", field=f"{field}.semantic")
         require_string(hint, field=f"{field}.semantic.{key}")
     return {"negocio": block.get("negocio", []), "infra": block.get("infra", []), "semantic": semantic}
+
+
+def errors_block_warnings(
+    block: dict[str, Any], *, field: str = "declaration.errors"
+) -> list[DeclarationWarning]:
+    """Warnings for a validated errors block: each negocio status that is always infra."""
+    entries = block.get("negocio")
+    if isinstance(entries, dict):
+        places = [(int(code), f"{field}.negocio.{code}") for code in entries]
+    else:
+        places = [(int(code), f"{field}.negocio[{i}]") for i, code in enumerate(entries or [])]
+    return [
+        DeclarationWarning(
+            code=NEGOCIO_ALWAYS_INFRA,
+            message=(
+                f"{field}.negocio lists {code}, which is always infra (401, 403, 429 and 5xx): an answer "
+                f"with it escalates to a person and its negocio hint is never shown to the model"
+            ),
+            field=place,
+        )
+        for code, place in places
+        if is_always_infra(code)
+    ]
 
 
 def _statuses(entries: Any, *, field: str) -> list[int]:

@@ -20,7 +20,7 @@ from switchboard.domain.tools.interpolate import (
 )
 from switchboard.domain.tools.placeholders import Placeholder, whole_placeholder
 from switchboard.domain.tools.urls import (
-    check_absolute_url,
+    check_binding_base_url,
     guard_path_segment,
     join_base_url,
     parse_url_template,
@@ -82,7 +82,7 @@ def render_url(template: str, namespaces: Namespaces) -> str:
     """Render ``request.url``: base URL from the binding, guarded and percent-encoded path values."""
     parts = parse_url_template(template, field=URL_FIELD, input_names=None)
     base_url = namespaces.binding.base_url
-    check_absolute_url(base_url, field="binding.base_url", allow_path=False)
+    check_binding_base_url(base_url)
     rest = render_template(parts.path, namespaces, field=URL_FIELD, on_value=_path_value)
     if parts.query is not None:
         rest += "?" + render_template(parts.query, namespaces, field=URL_FIELD, on_value=_query_value)

@@ -109,6 +109,16 @@ def check_token_url_template(url: object, *, field: str) -> None:
     check_absolute_url(PLACEHOLDER_RE.sub("x", url), field=field)
 
 
+def check_binding_base_url(base_url: str) -> None:
+    """The binding's base URL at run time: present, then an http(s) URL without query or fragment."""
+    if not base_url:
+        raise ToolDeclarationError(
+            "{{binding.base_url}} has no value: the binding has no base_url (set params.base_url)",
+            field="binding.base_url",
+        )
+    check_absolute_url(base_url, field="binding.base_url", allow_path=False)
+
+
 def check_absolute_url(url: str, *, field: str, allow_path: bool = True) -> None:
     """An http(s) URL with a host and no userinfo, fragment (or, for base URLs, query)."""
     try:

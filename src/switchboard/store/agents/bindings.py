@@ -15,7 +15,8 @@ from switchboard.domain.errors import (
     Unprocessable,
     ValidationFailed,
 )
-from switchboard.models.agents import AgentBinding, AgentVersion, BindingScope
+from switchboard.domain.tools import uses_base_url
+from switchboard.models.agents import AgentBinding, AgentTool, AgentVersion, BindingScope
 from switchboard.models.base import utcnow
 from switchboard.models.tenancy import Customer, PhoneNumber
 from switchboard.store.agents.versions import get_version
@@ -74,6 +75,7 @@ async def create_binding(
         session, tenant_id, scope=scope, customer_id=customer_id, phone_number_id=phone_number_id
     )
     check_params(params, version)
+    await check_base_url(session, tenant_id, base_url, version)
     binding = AgentBinding(
         tenant_id=tenant_id,
         name=name,
@@ -100,6 +102,10 @@ async def update_binding(
     version_id = changes.get("agent_version_id", binding.agent_version_id)
     version = await get_version(session, tenant_id, version_id)
     check_params(changes.get("params", binding.params), version)
+    if changes.keys() & {"agent_version_id", "params", "base_url"}:
+        # Only changes of deployment config are checked, so a binding created before the rule can
+        # still be renamed or disabled.
+        await check_base_url(session, tenant_id, changes.get("base_url", binding.base_url), version)
     for field, value in changes.items():
         setattr(binding, field, value)
     binding.agent_id = version.agent_id
@@ -142,6 +148,29 @@ def check_params(params: dict[str, Any], version: AgentVersion) -> None:
             f"wizardEnabled needs a pedir_turno intent in the routing of agent version {version.id}",
             code="WIZARD_WITHOUT_INTENT",
             details={"field": "params.wizardEnabled", "intents": intents},
+        )
+
+
+async def check_base_url(
+    session: AsyncSession, tenant_id: str, base_url: str | None, version: AgentVersion
+) -> None:
+    """A version whose tools read {{binding.base_url}} needs a binding that has one; else every call fails."""
+    if base_url is not None or not version.tools:
+        return
+    rows = await session.execute(
+        select(AgentTool.slug, AgentTool.declaration).where(
+            AgentTool.tenant_id == tenant_id,
+            col(AgentTool.is_current).is_(True),
+            col(AgentTool.slug).in_(version.tools),
+        )
+    )
+    needing = sorted(slug for slug, declaration in rows.all() if uses_base_url(declaration))
+    if needing:
+        raise Unprocessable(
+            f"tools {', '.join(needing)} of agent version {version.id} call {{{{binding.base_url}}}}; "
+            "set params.base_url (or base_url) on the binding",
+            code="BASE_URL_REQUIRED",
+            details={"field": "params.base_url", "tools": needing, "agent_version_id": version.id},
         )
 
 
