@@ -54,6 +54,19 @@ class ErrorReply:
 
 
 @dataclass(frozen=True)
+class EchoHeadersReply:
+    """An error (rendered as ErrorReply) whose message echoes the request's credential headers, as
+    proxies and gateways do: ``authorization``, ``x-api-key``, ``x-goog-api-key`` and the query string."""
+
+    status: int
+    message: str = "upstream gateway refused the request"
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+ECHOED_HEADERS = ("authorization", "x-api-key", "x-goog-api-key", "api-key")
+
+
+@dataclass(frozen=True)
 class RawReply:
     """Any status and body as-is (malformed answers)."""
 
@@ -69,7 +82,7 @@ class SlowReply:
     then: Reply
 
 
-Reply = TextReply | ToolCallReply | ErrorReply | RawReply | SlowReply
+Reply = TextReply | ToolCallReply | ErrorReply | EchoHeadersReply | RawReply | SlowReply
 
 
 @dataclass(frozen=True)
@@ -113,4 +126,14 @@ class FakeProvider:
         while isinstance(reply, SlowReply):
             await asyncio.sleep(reply.delay_seconds)
             reply = reply.then
+        if isinstance(reply, EchoHeadersReply):
+            reply = ErrorReply(reply.status, _echo(reply.message, request), reply.headers)
         return body, reply
+
+
+def _echo(message: str, request: Request) -> str:
+    """``message`` followed by the request's credential headers and query, first so no length limit cuts them."""
+    echoed = [f"{name}: {request.headers[name]}" for name in ECHOED_HEADERS if name in request.headers]
+    if request.url.query:
+        echoed.append(f"query: {request.url.query}")
+    return f"{message} (request {'; '.join(echoed)})"

@@ -77,7 +77,7 @@ def test_retry_after_is_read_from_either_header(headers: dict[str, str], expecte
 
 def test_retryable_errors_become_retryable_application_errors_with_the_delay() -> None:
     error = error_for_status(429, provider="mistral", message="slow down", headers={"retry-after": "3"})
-    converted = as_application_error(error)
+    converted = as_application_error(error, secrets=())
     assert converted.type == "ProviderRateLimited"
     assert converted.non_retryable is False
     assert converted.next_retry_delay == timedelta(seconds=3)
@@ -85,7 +85,7 @@ def test_retryable_errors_become_retryable_application_errors_with_the_delay() -
 
 
 def test_non_retryable_errors_become_non_retryable_application_errors() -> None:
-    converted = as_application_error(error_for_status(401, provider="google", message="bad key"))
+    converted = as_application_error(error_for_status(401, provider="google", message="bad key"), secrets=())
     assert converted.type == "ProviderAuthError"
     assert converted.non_retryable is True
     assert converted.next_retry_delay is None

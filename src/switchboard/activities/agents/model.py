@@ -10,7 +10,8 @@ the exact cost) and its cost added to the run and the thread in one
 transaction keyed by (run, seq): a retried activity whose call was already
 recorded returns the recorded answer and pays nothing twice. SDK retries are
 off; provider failures become ApplicationErrors whose ``non_retryable`` says
-whether Temporal may try again.
+whether Temporal may try again, with every provider key blanked out of their
+text and no cause chained (errors.as_application_error).
 """
 
 from __future__ import annotations
@@ -97,7 +98,11 @@ class ModelCallActivities:
         except ProviderError as error:
             async with unit_of_work(self._deps.sessions) as session:
                 await settle(session, reservation_id=reservation_id, actual_e10=None)
-            raise as_application_error(error) from error
+            # from None: the chained SDK error may quote a key, and Temporal serialises causes too.
+            raise as_application_error(error, secrets=self._providers.secrets) from None
+        except Exception as error:  # noqa: BLE001 - re-raised, only with the keys blanked out
+            # Not a provider answer (an SDK surprise, a bug): its text may still quote the request.
+            raise as_application_error(error, secrets=self._providers.secrets) from None
         latency_ms = int((time.monotonic() - started) * 1000)
         now = utcnow()
         card = self._rate_cards.card_for(call.provider, call.request.model, now)

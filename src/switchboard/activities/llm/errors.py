@@ -3,16 +3,18 @@
 Adapters translate their SDK's exceptions into these, so the rest of the
 runtime decides retries from ``retryable`` and ``retry_after_seconds`` alone.
 Temporal owns retries (the SDKs' own are off); ``as_application_error`` is the
-one place that turns a provider failure into a Temporal ``ApplicationError``.
+one place that turns a provider failure into a Temporal ``ApplicationError``,
+and the one place the providers' keys are blanked out of its text.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from datetime import UTC, datetime, timedelta
 
 from temporalio.exceptions import ApplicationError
 
+from switchboard.domain.redaction import Redactor
 from switchboard.domain.retry_after import retry_after_from_headers
 
 _MAX_MESSAGE_CHARS = 500
@@ -126,14 +128,32 @@ def error_for_status(
     )
 
 
-def as_application_error(error: ProviderError) -> ApplicationError:
-    """The Temporal error for a provider failure: typed, retryable or not, honouring Retry-After."""
+def as_application_error(error: Exception, *, secrets: Collection[str | None]) -> ApplicationError:
+    """The Temporal error for a failed model call: typed, retryable or not, honouring Retry-After.
+
+    Every form of each of ``secrets`` (the providers' keys) is blanked out of the
+    message and the details: an endpoint may echo the request's headers in its
+    error. Raise it ``from None``, since Temporal serialises the cause chain too and
+    the original exceptions still hold the text as it came. An exception that is no
+    ProviderError (an SDK surprise, a bug) stays retryable, as Temporal would make
+    it, and keeps its traceback (file and line only; no message).
+    """
+    redactor = Redactor(secrets)
+    if not isinstance(error, ProviderError):
+        converted = ApplicationError(redactor.text(str(error)), type=type(error).__name__)
+        return converted.with_traceback(error.__traceback__)
     delay = None
     if error.retryable and error.retry_after_seconds is not None:
         delay = timedelta(seconds=error.retry_after_seconds)
     return ApplicationError(
-        str(error),
-        {"provider": error.provider, "status_code": error.status_code, "provider_code": error.provider_code},
+        redactor.text(str(error)),
+        redactor.value(
+            {
+                "provider": error.provider,
+                "status_code": error.status_code,
+                "provider_code": error.provider_code,
+            }
+        ),
         type=type(error).__name__,
         non_retryable=not error.retryable,
         next_retry_delay=delay,

@@ -78,6 +78,12 @@ class ProviderRegistry:
         """Registered provider names, built-ins first in their canonical order."""
         return tuple(self._factories)
 
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """Every configured provider key: what must never leave an activity in an error's text."""
+        keys = (self._config.endpoint(name).api_key for name in BUILTIN_PROVIDERS)
+        return tuple(key for key in keys if key)
+
     def is_configured(self, provider: str) -> bool:
         """Whether an API key is configured for ``provider``."""
         return provider in self._factories and bool(self._config.endpoint(provider).api_key)
