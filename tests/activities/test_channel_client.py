@@ -9,6 +9,7 @@ Temporal retries) is covered by the API and workflow tests.
 from __future__ import annotations
 
 import asyncio
+import traceback
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
@@ -141,3 +142,53 @@ async def test_no_answer_within_the_timeout_is_unreachable_504(upstream: tuple[U
                 waba(settings), "POST", "555/messages", json={}
             )
     assert (unreachable.value.failure.status_code, unreachable.value.failure.retryable) == (504, True)
+
+
+def _chain_text(error: BaseException) -> str:
+    """What a traceback prints of the error and every exception chained to it."""
+    return "".join(traceback.format_exception(error))
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        lambda request: JSONResponse(
+            {
+                "error": {
+                    "message": f"refused; it carried Authorization: {request.headers['authorization']}",
+                    "code": 131008,
+                    "error_data": {"details": f"echo {request.headers['authorization']}"},
+                }
+            },
+            status_code=400,
+        ),
+        lambda request: PlainTextResponse(f"proxy saw {request.headers['authorization']}", status_code=502),
+    ],
+    ids=["error-envelope", "plain-text"],
+)
+async def test_an_error_echoing_the_token_is_refused_without_it(
+    upstream: tuple[Upstream, str], reply: Callable[[Request], Response]
+) -> None:
+    fake, url = upstream
+    fake.reply = reply
+    settings = settings_for(url)
+    async with httpx.AsyncClient() as http:
+        with pytest.raises(ChannelRefused) as caught:
+            await ChannelClient(http, settings).call(waba(settings), "POST", "/555/messages", json={})
+    refused = caught.value
+    assert "[redacted]" in refused.failure.error_message
+    for text in (refused.failure.error_message, repr(refused.body), _chain_text(refused)):
+        assert TOKEN not in text
+
+
+async def test_a_transport_error_quoting_the_token_is_chained_without_it() -> None:
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise httpx.LocalProtocolError(f"Illegal header value b'{request.headers['authorization']}'")
+
+    settings = settings_for("http://upstream.test")
+    async with httpx.AsyncClient(transport=httpx.MockTransport(refuse)) as http:
+        with pytest.raises(ChannelUnreachable) as caught:
+            await ChannelClient(http, settings).call(waba(settings), "POST", "/555/messages", json={})
+    text = _chain_text(caught.value)
+    assert TOKEN not in text
+    assert "LocalProtocolError: Illegal header value b'Bearer [redacted]'" in text

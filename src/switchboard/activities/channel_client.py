@@ -11,15 +11,24 @@ Failures follow httpx's model, one hierarchy under ``ChannelError``, each
 carrying the classified ``UpstreamFailure``. Nothing here decides what a
 failure means to a caller: the API edge renders it as the spec's error body,
 the activities hand retryable ones to Temporal and return permanent ones.
+
+The token never leaves in a failure: an upstream (or a proxy before it) may
+echo the request's ``Authorization`` header in its error, and an httpx error
+may quote a header it refused, so every failure is built from text with the
+token blanked out (domain.redaction) and chains no exception that still holds
+it. This is the one place for it because it is the one place the token is
+unsealed: sends, media uploads, template syncs and the API's own calls alike.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 import httpx
 
 from switchboard.domain.failure_types import UPSTREAM_PROTOCOL_ERROR_CODE
+from switchboard.domain.redaction import Redactor
 from switchboard.domain.secrets_box import open_sealed
 from switchboard.domain.upstream_errors import (
     UpstreamFailure,
@@ -81,10 +90,16 @@ def json_or_none(response: httpx.Response) -> Any | None:
         return None
 
 
-def refusal(response: httpx.Response) -> ChannelRefused:
-    """The classified error for an unsuccessful answer."""
-    body = json_or_none(response)
-    classified = body if body is not None else {"error": {"message": response.text[:_TEXT_LIMIT]}}
+class ChannelTransportFailure(Exception):
+    """The cause of a ChannelUnreachable: the httpx error's type and its text, the token blanked out."""
+
+
+def refusal(response: httpx.Response, *, secrets: Collection[str]) -> ChannelRefused:
+    """The classified error for an unsuccessful answer, ``secrets`` (the token sent) blanked out of it."""
+    redactor = Redactor(secrets)
+    body = redactor.value(json_or_none(response))
+    text = redactor.text(response.text)[:_TEXT_LIMIT] if body is None else ""
+    classified = body if body is not None else {"error": {"message": text}}
     failure = classify_upstream_error(response.status_code, classified)
     return ChannelRefused(failure, status_code=response.status_code, body=body)
 
@@ -109,23 +124,28 @@ class ChannelClient:
 
     async def request(self, waba: Waba, method: str, path: str, **kwargs: Any) -> httpx.Response:
         """One authenticated call, any status; no answer at all raises ChannelUnreachable."""
+        return await self._request(self.token(waba), method, path, **kwargs)
+
+    async def _request(self, token: str, method: str, path: str, **kwargs: Any) -> httpx.Response:
         if self._timeout is not None:
             kwargs.setdefault("timeout", self._timeout)
-        headers = {"Authorization": f"Bearer {self.token(waba)}"}
+        headers = {"Authorization": f"Bearer {token}"}
         try:
             return await self._http.request(
                 method, f"{self.base}/{path.lstrip('/')}", headers=headers, **kwargs
             )
-        except httpx.TimeoutException as exc:
-            raise ChannelUnreachable(classify_transport_failure(timed_out=True)) from exc
         except httpx.TransportError as exc:
-            raise ChannelUnreachable(classify_transport_failure(timed_out=False)) from exc
+            # The httpx error (and its own causes) may quote a header: only its redacted text is chained.
+            cause = ChannelTransportFailure(f"{type(exc).__name__}: {Redactor((token,)).text(str(exc))}")
+            timed_out = isinstance(exc, httpx.TimeoutException)
+            raise ChannelUnreachable(classify_transport_failure(timed_out=timed_out)) from cause
 
     async def call(self, waba: Waba, method: str, path: str, **kwargs: Any) -> Any:
         """One authenticated call whose successful JSON body is returned; errors raise ChannelRefused."""
-        response = await self.request(waba, method, path, **kwargs)
+        token = self.token(waba)
+        response = await self._request(token, method, path, **kwargs)
         if not response.is_success:
-            raise refusal(response)
+            raise refusal(response, secrets=(token,))
         body = json_or_none(response)
         if body is None:
             raise ChannelProtocolError(f"a {response.status_code} answer that is not JSON")
