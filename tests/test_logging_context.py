@@ -177,3 +177,27 @@ def test_bound_ids_reach_the_json_line_and_secrets_do_not() -> None:
     for secret in ("abcdef" + "x" * 30, "sk-verysecret", "topsecret"):
         assert secret not in text
     assert "workflow_id" not in line
+
+
+def test_provider_keys_and_credential_headers_do_not_reach_the_json_line() -> None:
+    stream = io.StringIO()
+    handler = json_handler(stream)
+    probe_log.addHandler(handler)
+    probe_log.setLevel(logging.INFO)
+    keys = [
+        "sk-ant-api03-R2d9XkLmP4qWvB7nT1yHsC6u",
+        "sk-proj-N4bV8cX2zL6kJ9hG3fD7sA1q",
+        "AIzaSyD3f8Kq2Lm9Xv7Bn4Cz6Wq1Er5Ty0UiOpQ",
+        "m7Qx2Lp9Vb4Nc8Zr1Ks6Dw3Fj5Gh0TyE",
+    ]
+    try:
+        try:
+            raise RuntimeError(f"gateway echo: x-api-key: {keys[0]}; {{'x-goog-api-key': '{keys[2]}'}}")
+        except RuntimeError:
+            probe_log.exception("echoed %s and %s", keys[1], f"Api-Key={keys[3]}")
+    finally:
+        probe_log.removeHandler(handler)
+        probe_log.setLevel(logging.NOTSET)
+    text = stream.getvalue()
+    for key in keys:
+        assert key[-12:] not in text

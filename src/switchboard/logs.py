@@ -8,7 +8,8 @@ and type and the activity type of the workflow or activity that logs.
 ``ContextFilter`` adds the bound and Temporal ones; it sits on the process's
 handler, so records of every library get them too. The formatter masks
 anything that looks like one of our secrets (API keys, webhook secrets, bearer
-tokens) in case one ever reaches a message or a field by mistake.
+tokens, model-provider keys, credential headers) in case one ever reaches a
+message, a field or a traceback by mistake.
 """
 
 from __future__ import annotations
@@ -25,9 +26,15 @@ from typing import IO
 
 from temporalio import activity, workflow
 
+# The activities blank the exact provider keys and WABA tokens out of every error
+# (domain.redaction); these shapes are the second net for a line that escaped them:
+# model-provider keys (sk-..., sk-ant-..., sk-proj-..., AIza...) and credential headers
+# quoted as text (x-api-key, x-goog-api-key, api-key).
 _SECRET_PATTERNS = re.compile(
     r"(gsk_(?:live|test)_[A-Za-z0-9_-]{6})[A-Za-z0-9_-]*|(whsec_)[A-Za-z0-9_-]+"
     r"|((?:Bearer|Basic) )[A-Za-z0-9._~+/=-]+|(eyJ)[A-Za-z0-9_-]{8,}\.[A-Za-z0-9._-]+|(EAA)[A-Za-z0-9]{16,}"
+    r"|(sk-(?:ant-|proj-)?)[A-Za-z0-9_-]{16,}|(AIza)[A-Za-z0-9_-]{30,}"
+    r"|((?i:x-goog-api-key|x-api-key|api-key)[\"']?\s*[:=]\s*[\"']?)[^\s\"',;}]+"
 )
 _STANDARD = set(vars(logging.makeLogRecord({})).keys()) | {"message", "asctime"}
 # Per request or task, not per process: a ContextVar follows asyncio tasks and
