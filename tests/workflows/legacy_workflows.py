@@ -9,10 +9,13 @@ must keep replaying on the current code's unpatched branch. Delete a class
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 from temporalio import workflow
 
+from switchboard.workflows.agent_run import AgentRunWorkflow
+from switchboard.workflows.agent_run_steps import RunSteps, Stop
 from switchboard.workflows.inbound import _add
 from switchboard.workflows.policies import (
     HOUSEKEEPING,
@@ -24,6 +27,7 @@ from switchboard.workflows.policies import (
 from switchboard.workflows.webhook_delivery import DeliverWebhookWorkflow
 
 with workflow.unsafe.imports_passed_through():
+    from switchboard.activities.agents.payloads import RunContext, RunInput
     from switchboard.activities.inbound import InboundActivities
     from switchboard.activities.maintenance import MaintenanceActivities, PruneResult
     from switchboard.activities.webhooks.delivery import WebhookDeliveryActivities
@@ -35,9 +39,11 @@ with workflow.unsafe.imports_passed_through():
         DeliveryReport,
         FinishInput,
     )
-    from switchboard.activities.workflow_starts import DELIVERY_WORKFLOW
+    from switchboard.activities.workflow_starts import DELIVERY_WORKFLOW, RUN_WORKFLOW
+    from switchboard.domain.agents.prompt import system_prompt
     from switchboard.domain.webhook_policy import next_retry_delay
     from switchboard.models.inbound import InboundItemsInput, InboundPayload, InboundSummary
+    from switchboard.models.llm import LlmMessage, LlmRequest, LlmTool, ToolResultMessage, UserMessage
 
 
 @workflow.defn(name="PruneRateLimitCounters")
@@ -146,3 +152,66 @@ class LegacyRegularAttemptDeliverWebhookWorkflow(DeliverWebhookWorkflow):
         return await workflow.execute_activity_method(
             WebhookDeliveryActivities.attempt_delivery, request, **WEBHOOK_ATTEMPT
         )
+
+
+@workflow.defn(name=RUN_WORKFLOW, failure_exception_types=[Exception])
+class LegacyAgentRunWorkflow(AgentRunWorkflow):
+    """workflows/agent_run.py before ``milestone-ends-run`` (2a22aa0): the loop goes on after a milestone.
+
+    A successful terminating tool call only marks the milestone; the other calls of the same model
+    answer run, and the loop takes its next turn (with tools) as after any other call.
+    """
+
+    @workflow.run
+    async def run(self, request: RunInput) -> str:
+        return await super().run(request)
+
+    async def _model_loop(self, ctx: RunContext, steps: RunSteps, intent: str | None) -> None:
+        tools = {tool.slug: tool for tool in ctx.tools}
+        transcript: list[LlmMessage] = [*ctx.history, UserMessage(text=ctx.user_text)]
+        system = system_prompt(ctx.system_prompt, ctx.reglas, intent=intent)
+        declared = [
+            LlmTool(name=t.slug, description=t.description, parameters=t.input_schema) for t in ctx.tools
+        ]
+        for _ in range(ctx.cap_execucion):
+            request = LlmRequest(
+                model=ctx.model, system=system, messages=transcript, tools=declared, max_tokens=ctx.max_tokens
+            )
+            response = await self._call_model(ctx, steps, "loop", request)
+            answer = response.as_assistant_message()
+            transcript.append(answer)
+            steps.history.append(answer.model_dump(mode="json"))
+            if not response.tool_calls:
+                text = (response.text or "").strip()
+                if not text:
+                    raise Stop(
+                        "escalated", f"the model answered with no text (stop reason {response.stop_reason})"
+                    )
+                steps.check_output_safety(text)
+                await steps.reply({"type": "text", "text": {"body": text}})
+                return
+            for call in response.tool_calls:
+                tool = tools.get(call.name)
+                if tool is None:
+                    raise Stop(
+                        "escalated", f"the model called a tool this agent does not have: {call.name!r}"
+                    )
+                if call.invalid_arguments is not None:
+                    raise Stop(
+                        "escalated", f"the model sent arguments that are not a JSON object to {call.name}"
+                    )
+                result = await steps.call_tool(tool, call.arguments)
+                if result.escalates:
+                    raise Stop(
+                        "escalated", f"tool {tool.slug}: {result.error or result.error_code or 'infra'}"
+                    )
+                message = ToolResultMessage(
+                    tool_call_id=call.id,
+                    tool_name=call.name,
+                    content=json.dumps(result.for_model(), ensure_ascii=False, default=str),
+                    is_error=result.call_class != "ok",
+                )
+                transcript.append(message)
+                steps.history.append(message.model_dump(mode="json"))
+        steps.guardrail("capExecucion", "escalate", cap=ctx.cap_execucion)
+        raise Stop("escalated", f"capExecucion reached: {ctx.cap_execucion} model turns without a reply")

@@ -1,11 +1,13 @@
 """Recorded histories of the agent workflows replay against today's code (a determinism regression check).
 
-Re-record them with ``RECORD_AGENT_HISTORIES=1 make test`` (or the one test,
-tests/e2e/agents/test_agent_replay.py) after a deliberate, versioned change.
+Re-record them with ``RECORD_AGENT_HISTORIES=1 make test`` (or the one module,
+tests/e2e/agents/test_agent_replay.py) after a deliberate, versioned change; the
+``*_before_<patch>`` ones stand for runs in flight when the patch shipped.
 """
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -27,7 +29,9 @@ async def test_recorded_history_replays(name: str, text: str) -> None:
     replayer = Replayer(
         workflows=[AgentThreadWorkflow, AgentRunWorkflow], data_converter=pydantic_data_converter
     )
-    result = await replayer.replay_workflow(history, raise_on_replay_failure=True)
+    # AgentRun fails on any exception (failure_exception_types), nondeterminism included, and the
+    # Replayer then waits for ever instead of reporting it: a bound turns that wait into a failure.
+    result = await asyncio.wait_for(replayer.replay_workflow(history, raise_on_replay_failure=True), 30)
     assert result.replay_failure is None
 
 

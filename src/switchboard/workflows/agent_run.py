@@ -7,7 +7,9 @@
 3. Router, when the version declares intents; ``catch_all`` follows catchAllAction.
 4. The booking wizard (deterministic, no model) or the model loop: up to
    capExecucion model turns, tool calls through the executor, classified;
-   ``infra`` and configuration errors stop the run and escalate.
+   ``infra`` and configuration errors stop the run and escalate. A milestone
+   tool (terminates_thread) answering ``ok`` ends the loop at once: one closing
+   call with no tools, or a fixed text, is the reply (workflows/agent_milestone.py).
 5. Guardrails before sending: output safety (a claimed action needs a
    successful non-GET tool call in this run).
 6. Reply through the one send path (AUTO_AGENT_PLATFORM), then finish:
@@ -25,7 +27,8 @@ from typing import Any
 from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
 
-from switchboard.workflows.agent_run_steps import RunSteps, Stop
+from switchboard.workflows.agent_milestone import close_after_milestone
+from switchboard.workflows.agent_run_steps import RunSteps, Stop, activity_failure
 from switchboard.workflows.agent_wizard import wizard_turn
 from switchboard.workflows.policies import AGENT_LOCAL, AGENT_MODEL_CALL
 
@@ -33,14 +36,12 @@ with workflow.unsafe.imports_passed_through():
     from switchboard.activities.agents.model import ModelCallActivities
     from switchboard.activities.agents.payloads import (
         FinishInput,
-        ModelCallInput,
         ModelCallResult,
         RunContext,
         RunInput,
     )
     from switchboard.activities.agents.runs import AgentRunActivities
     from switchboard.activities.workflow_starts import RUN_WORKFLOW
-    from switchboard.domain.agents.claims import detect_action_claim
     from switchboard.domain.agents.prompt import parse_intent, router_prompt, system_prompt
     from switchboard.domain.agents.urgency import detect_urgency
     from switchboard.models.llm import (
@@ -53,6 +54,9 @@ with workflow.unsafe.imports_passed_through():
     )
 
 CATCH_ALL = "catch_all"
+# Runs whose milestone tool call answered before this change replay with the loop going on after it
+# (the other calls of that model answer, then the next turn with tools); later ones end the run there.
+MILESTONE_ENDS_RUN = "milestone-ends-run"
 WIZARD_INTENT = "pedir_turno"
 ROUTER_MAX_TOKENS = 32
 
@@ -86,7 +90,7 @@ class AgentRunWorkflow:
         except Stop as stop:
             steps.end(stop.status, stop.reason, mute_trigger=stop.mute_trigger)
         except ActivityError as error:
-            steps.end("failed", _failure(error))
+            steps.end("failed", activity_failure(error))
         await workflow.execute_local_activity_method(
             AgentRunActivities.finish_agent_run, steps.finish_input(), **AGENT_LOCAL
         )
@@ -139,7 +143,7 @@ class AgentRunWorkflow:
         return intent
 
     async def _model_loop(self, ctx: RunContext, steps: RunSteps, intent: str | None) -> None:
-        """Model turns with tool calls until the model answers in text, or capExecucion is reached."""
+        """Model turns with tool calls until the model answers in text, a milestone tool succeeds, or capExecucion."""
         tools = {tool.slug: tool for tool in ctx.tools}
         transcript: list[LlmMessage] = [*ctx.history, UserMessage(text=ctx.user_text)]
         system = system_prompt(ctx.system_prompt, ctx.reglas, intent=intent)
@@ -160,10 +164,10 @@ class AgentRunWorkflow:
                     raise Stop(
                         "escalated", f"the model answered with no text (stop reason {response.stop_reason})"
                     )
-                self._guard_before_sending(text, steps)
+                steps.check_output_safety(text)
                 await steps.reply({"type": "text", "text": {"body": text}})
                 return
-            for call in response.tool_calls:
+            for index, call in enumerate(response.tool_calls):
                 tool = tools.get(call.name)
                 if tool is None:
                     raise Stop(
@@ -186,19 +190,15 @@ class AgentRunWorkflow:
                 )
                 transcript.append(message)
                 steps.history.append(message.model_dump(mode="json"))
+                # Asked only once a milestone succeeded: that is where the two versions first differ.
+                if steps.milestone is not None and workflow.patched(MILESTONE_ENDS_RUN):
+                    skipped = [later.name for later in response.tool_calls[index + 1 :]]
+                    await close_after_milestone(
+                        ctx, steps, system=system, transcript=transcript, skipped=skipped
+                    )
+                    return
         steps.guardrail("capExecucion", "escalate", cap=ctx.cap_execucion)
         raise Stop("escalated", f"capExecucion reached: {ctx.cap_execucion} model turns without a reply")
-
-    def _guard_before_sending(self, text: str, steps: RunSteps) -> None:
-        """Output safety: a claimed action is sent only after a successful non-GET tool call in this run."""
-        claim = detect_action_claim(text)
-        if claim is not None and not steps.made_change:
-            steps.guardrail("output_safety", "block", action=claim.action, matched=claim.matched)
-            raise Stop(
-                "escalated",
-                f"output safety: the reply claims '{claim.action}' without a successful non-GET tool call",
-            )
-        steps.guardrail("output_safety", "pass", action=claim.action if claim else None)
 
     async def _call_model(
         self, ctx: RunContext, steps: RunSteps, purpose: Any, request: LlmRequest
@@ -206,17 +206,7 @@ class AgentRunWorkflow:
         """One model call; a cost cap or a permanent provider error stops the run."""
         try:
             result: ModelCallResult = await workflow.execute_activity_method(
-                ModelCallActivities.call_agent_model,
-                ModelCallInput(
-                    run_id=ctx.run_id,
-                    tenant_id=ctx.tenant_id,
-                    thread_id=ctx.thread_id,
-                    seq=steps.next_seq(),
-                    purpose=purpose,
-                    provider=ctx.provider,
-                    request=request,
-                ),
-                **AGENT_MODEL_CALL,
+                ModelCallActivities.call_agent_model, steps.model_call(purpose, request), **AGENT_MODEL_CALL
             )
         except ActivityError as error:
             cause = error.cause
@@ -235,12 +225,6 @@ class AgentRunWorkflow:
         if result.response is None:
             raise Stop("failed", "the model call returned no answer")
         return result.response
-
-
-def _failure(error: ActivityError) -> str:
-    cause = error.cause
-    detail = cause.message if isinstance(cause, ApplicationError) else str(cause or error)
-    return f"{error.activity_type or 'activity'} kept failing after retries: {detail}"
 
 
 __all__ = ["AgentRunWorkflow", "FinishInput"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from temporalio import workflow
+from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.workflow import ParentClosePolicy
 
 from switchboard.workflows.policies import AGENT_LOCAL, AGENT_TOOL_RETRY
@@ -18,6 +19,7 @@ from switchboard.workflows.policies import AGENT_LOCAL, AGENT_TOOL_RETRY
 with workflow.unsafe.imports_passed_through():
     from switchboard.activities.agents.payloads import (
         FinishInput,
+        ModelCallInput,
         ReplyInput,
         ReplyResult,
         RunContext,
@@ -28,6 +30,8 @@ with workflow.unsafe.imports_passed_through():
     from switchboard.activities.tools.executor import ToolActivities
     from switchboard.activities.tools.payloads import ToolCallInput, ToolCallResult, start_to_close_timeout
     from switchboard.activities.workflow_starts import SEND_WORKFLOW, send_workflow_id
+    from switchboard.domain.agents.claims import detect_action_claim
+    from switchboard.models.llm import LlmRequest
     from switchboard.models.send import SendInput
 
 DEFAULT_TOOL_TIMEOUT_MS = 10_000
@@ -81,6 +85,29 @@ class RunSteps:
         self.status = status
         self.error = reason
         self.mute_trigger = mute_trigger
+
+    def model_call(self, purpose: Any, request: LlmRequest) -> ModelCallInput:
+        """The input of one model call of this run, numbered as its next step."""
+        return ModelCallInput(
+            run_id=self.ctx.run_id,
+            tenant_id=self.ctx.tenant_id,
+            thread_id=self.ctx.thread_id,
+            seq=self.next_seq(),
+            purpose=purpose,
+            provider=self.ctx.provider,
+            request=request,
+        )
+
+    def check_output_safety(self, text: str) -> None:
+        """Output safety: a claimed action is sent only after a successful non-GET tool call in this run."""
+        claim = detect_action_claim(text)
+        if claim is not None and not self.made_change:
+            self.guardrail("output_safety", "block", action=claim.action, matched=claim.matched)
+            raise Stop(
+                "escalated",
+                f"output safety: the reply claims '{claim.action}' without a successful non-GET tool call",
+            )
+        self.guardrail("output_safety", "pass", action=claim.action if claim else None)
 
     async def call_tool(self, tool: RunTool, arguments: dict[str, Any]) -> ToolCallResult:
         """Run one tool call through the executor activity and record it."""
@@ -156,3 +183,10 @@ class RunSteps:
             steps=self.steps,
             mute_trigger=self.mute_trigger,
         )
+
+
+def activity_failure(error: ActivityError) -> str:
+    """A readable reason for an activity that kept failing after its retries."""
+    cause = error.cause
+    detail = cause.message if isinstance(cause, ApplicationError) else str(cause or error)
+    return f"{error.activity_type or 'activity'} kept failing after retries: {detail}"

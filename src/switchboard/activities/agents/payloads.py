@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 from switchboard.activities.tools.payloads import ToolBinding, ToolContext
 from switchboard.models.llm import LlmMessage, LlmRequest, LlmResponse
 
-StepKind = Literal["guardrail", "router", "wizard", "model_call", "tool_call", "reply"]
+StepKind = Literal["guardrail", "router", "wizard", "model_call", "tool_call", "milestone", "reply"]
 
 
 class ThreadInput(BaseModel):
@@ -122,7 +122,8 @@ class ModelCallInput(BaseModel):
     tenant_id: str
     thread_id: str
     seq: int
-    purpose: Literal["router", "loop"]
+    # closing: the one call after a milestone tool succeeded, with no tools (workflows/agent_milestone.py).
+    purpose: Literal["router", "loop", "closing"]
     provider: str
     request: LlmRequest
 
