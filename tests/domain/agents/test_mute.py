@@ -13,7 +13,10 @@ from switchboard.domain.agents.mute import (
     Transition,
     apply_trigger,
     unmute_due_at,
+    unread_urgency,
+    urgency_details,
 )
+from switchboard.domain.agents.urgency import UrgencyMatch
 
 T0 = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
 NOW = T0 + timedelta(hours=1)
@@ -320,3 +323,77 @@ def test_invalid_states_and_inputs() -> None:
         apply_trigger(ACTIVE, "nap", now=NOW)
     with pytest.raises(ValueError):
         unmute_due_at(muted("cost_cap_tenant_month"), tz="Mars/Olympus")
+
+
+# --------------------------------------------------------------------------- urgency no run reads
+
+URGENT = "se desmayó mi hijo y no reacciona"
+
+
+@pytest.mark.parametrize("reason", [r for r in REASONS if r != "handoff"])
+def test_unread_urgency_on_a_thread_muted_for_another_reason(reason: str) -> None:
+    match = unread_urgency(muted(reason), ["gracias", URGENT])
+    assert match is not None and match.category == "child_symptom"
+    details = urgency_details(match, ["msg_1", "msg_2"])
+    transition = apply_trigger(muted(reason), "urgency", now=NOW, details=details)
+    assert transition.state == muted("handoff", NOW)
+    assert transition.events == (
+        MuteEvent(
+            "thread.muted",
+            {
+                "muted_reason": "handoff",
+                "run_id": None,
+                "urgency": {
+                    "category": match.category,
+                    "matched": match.matched,
+                    "message_ids": ["msg_1", "msg_2"],
+                },
+            },
+        ),
+    )
+
+
+@pytest.mark.parametrize(
+    ("label", "state", "texts"),
+    [
+        # A run reads an active thread's messages and checks them itself.
+        ("active", ACTIVE, [URGENT]),
+        # Handed off already: nothing to change, no second event.
+        ("handoff", muted("handoff"), [URGENT]),
+        ("routine talk", muted("human_detected"), ["hola", "¿tienen turno el martes?"]),
+        ("administrative urgency", muted("cost_cap_thread"), ["es urgente que me manden la factura"]),
+        ("nothing", muted("human_detected"), []),
+    ],
+)
+def test_unread_urgency_changes_nothing(label: str, state: MuteState, texts: list[str]) -> None:
+    assert unread_urgency(state, texts) is None, label
+
+
+@pytest.mark.parametrize(
+    ("label", "texts", "expected"),
+    [
+        # Read together, as a run reads a burst: the child and the fever are in different messages.
+        (
+            "across messages",
+            ["mi hijo", "tiene 39 de fiebre"],
+            UrgencyMatch("child_symptom", "tiene 39 de fiebre"),
+        ),
+        # Then each alone: the pet in one message does not veto the father in the next.
+        (
+            "one message alone",
+            ["mi gato se está muriendo", "se muere mi papá, vengan"],
+            UrgencyMatch("imminent_death", "se muere"),
+        ),
+    ],
+)
+def test_unread_urgency_reads_a_burst_together_and_each_message_alone(
+    label: str, texts: list[str], expected: UrgencyMatch
+) -> None:
+    assert unread_urgency(muted("human_detected"), texts) == expected, label
+
+
+def test_details_only_on_a_muted_event() -> None:
+    details = {"urgency": {"category": "cardiac", "matched": "x", "message_ids": []}}
+    assert apply_trigger(muted("handoff"), "urgency", now=NOW, details=details).events == ()
+    [event] = apply_trigger(ACTIVE, "urgency", now=NOW, run_id=RUN, details=details).events
+    assert event.properties == {"muted_reason": "handoff", "run_id": RUN, **details}

@@ -101,6 +101,10 @@ async def test_urgency_on_a_thread_muted_for_another_reason_turns_it_into_handof
 
     await eventually(handed_off)
     assert len(await runs(app_client, bound_tenant)) == 1, "a muted thread starts no run"
+    # No run made the decision: the event says what matched.
+    handoff = (await _events(app_client, bound_tenant, thread["id"]))[-1]
+    assert handoff["run_id"] is None and handoff["properties"]["muted_reason"] == "handoff"
+    assert handoff["properties"]["urgency"]["category"] == "child_symptom"
 
 
 async def test_a_business_app_echo_mutes_the_thread_at_once(

@@ -56,7 +56,11 @@ class AgentRunActivities:
 
     @activity.defn(name="claim_agent_turns")
     async def claim_agent_turns(self, claim: ClaimInput) -> ClaimResult:
-        """Create the run that answers these turns (none when the thread is muted or they were answered)."""
+        """Create the run that answers these turns (none when the thread is muted or they were answered).
+
+        Skipped turns are checked for urgency first; a handoff they raise is dispatched as a run's is.
+        """
+        event_ids: list[str] = []
         async with unit_of_work(self._deps.sessions) as session:
             run, message_ids, skipped = await claim_turns(
                 session,
@@ -64,11 +68,25 @@ class AgentRunActivities:
                 message_ids=claim.message_ids,
                 now=utcnow(),
                 workflow_id_prefix=claim.workflow_id_prefix,
+                event_ids=event_ids,
             )
+            thread = await session.get(AgentThread, claim.thread_id) if event_ids else None
+        if thread is not None:
+            await self._raised(thread.tenant_id, thread.id, event_ids)
         if run is None:
             log.info("no run for turns", extra={"thread_id": claim.thread_id, "reason": skipped})
             return ClaimResult(skipped_reason=skipped)
         return ClaimResult(run_id=run.id, message_ids=message_ids)
+
+    async def _raised(self, tenant_id: str, thread_id: str, event_ids: list[str]) -> None:
+        """After the commit: dispatch the mute's events and let the thread's timers re-read their due time."""
+        task_queue = self._deps.settings.temporal_task_queue
+        await dispatch_events(
+            self._deps.temporal, task_queue=task_queue, event_ids=event_ids, sessions=self._deps.sessions
+        )
+        await wake_timers_or_log(
+            self._deps.temporal, tenant_id=tenant_id, thread_id=thread_id, task_queue=task_queue
+        )
 
     @activity.defn(name="load_agent_run")
     async def load_agent_run(self, request: RunInput) -> RunContext:

@@ -10,7 +10,10 @@ Decisions beyond the spec's table (CONTRACTS 7a settles the first two):
 
 - Urgency is checked on every inbound message, muted or not; on a thread
   muted for another reason it turns the reason into ``handoff`` (a person must
-  act now, and ``handoff`` never unmutes by itself).
+  act now, and ``handoff`` never unmutes by itself). A run checks the messages
+  it answers; ``unread_urgency`` checks those no run will read (the thread is
+  muted when they arrive, or when their turn comes after the run that was in
+  progress), and the ``thread.muted`` event then carries the decision.
 - A human-source message while muted ``human_detected`` restarts the 24 h (the
   person is still talking); ``muted_at`` never moves backwards, so a late
   report of an older message cannot shorten the mute.
@@ -28,10 +31,14 @@ Naive datetimes are read as UTC (SQLite returns them naive).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from switchboard.domain.agents.turns import merge_user_texts
+from switchboard.domain.agents.urgency import UrgencyMatch, detect_urgency
 
 MuteReason = Literal[
     "handoff", "human_detected", "cost_cap_thread", "cost_cap_tenant_day", "cost_cap_tenant_month"
@@ -144,11 +151,34 @@ def unmute_due_at(state: MuteState, *, tz: str = "UTC") -> datetime | None:
     return muted_at + HUMAN_WINDOW
 
 
-def _muted(reason: str, *, now: datetime, run_id: str | None) -> Transition:
-    return Transition(
-        MuteState(muted_at=now, muted_reason=reason),
-        (MuteEvent(THREAD_MUTED, {"muted_reason": reason, "run_id": run_id}),),
-    )
+def _muted(
+    reason: str, *, now: datetime, run_id: str | None, details: Mapping[str, Any] | None = None
+) -> Transition:
+    properties = {"muted_reason": reason, "run_id": run_id, **(details or {})}
+    return Transition(MuteState(muted_at=now, muted_reason=reason), (MuteEvent(THREAD_MUTED, properties),))
+
+
+def unread_urgency(state: MuteState, texts: Sequence[str]) -> UrgencyMatch | None:
+    """The urgency in messages no run will read that turns the thread's mute into handoff, if any.
+
+    None when nothing changes: on an active thread a run reads the messages and checks them itself,
+    and a handed-off thread is handed off already. The messages are read together, as a run reads a
+    burst, then each alone, so one message's framing (an administrative request, a joke) cannot hide
+    another's emergency.
+    """
+    if state.active or state.muted_reason == "handoff":
+        return None
+    match = detect_urgency(merge_user_texts(texts))
+    if match is not None or len(texts) < 2:
+        return match
+    return next((found for text in texts if (found := detect_urgency(text)) is not None), None)
+
+
+def urgency_details(match: UrgencyMatch, message_ids: Sequence[str]) -> dict[str, Any]:
+    """What a ``thread.muted`` event raised outside a run says of the urgency decision (a run's step says it there)."""
+    return {
+        "urgency": {"category": match.category, "matched": match.matched, "message_ids": list(message_ids)}
+    }
 
 
 def apply_trigger(
@@ -161,8 +191,12 @@ def apply_trigger(
     reason: str | None = None,
     timer_due_at: datetime | None = None,
     tz: str = "UTC",
+    details: Mapping[str, Any] | None = None,
 ) -> Transition:
-    """The thread's mute state after a trigger, with the events to record; ``tz`` is the tenant's zone."""
+    """The thread's mute state after a trigger, with the events to record; ``tz`` is the tenant's zone.
+
+    ``details`` are further properties of the ``thread.muted`` event the trigger raises, if it raises one.
+    """
     if trigger not in TRIGGERS:
         raise ValueError(f"unknown mute trigger: {trigger!r}")
     now = _utc(now)
@@ -193,11 +227,11 @@ def apply_trigger(
 
     new_reason = _MUTING[trigger]
     if state.active:
-        return _muted(new_reason, now=now, run_id=run_id)
+        return _muted(new_reason, now=now, run_id=run_id, details=details)
     if new_reason == "handoff":
         if state.muted_reason == "handoff":
             return unchanged
-        return _muted("handoff", now=now, run_id=run_id)
+        return _muted("handoff", now=now, run_id=run_id, details=details)
     if trigger == "human_message" and state.muted_reason == "human_detected":
         restarted = max(_utc(state.muted_at), now) if state.muted_at is not None else now
         return Transition(MuteState(muted_at=restarted, muted_reason="human_detected"))

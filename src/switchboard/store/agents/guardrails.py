@@ -7,6 +7,7 @@ the caller's transaction, so the state and its audit trail never disagree.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -21,7 +22,10 @@ from switchboard.domain.agents.mute import (
     MuteState,
     apply_trigger,
     unmute_due_at,
+    unread_urgency,
+    urgency_details,
 )
+from switchboard.domain.agents.turns import user_text
 from switchboard.domain.message_status import DELIVERED, HISTORICAL, READ, SENT
 from switchboard.models.agent_runtime import AgentThread
 from switchboard.models.agents import AgentBinding
@@ -50,8 +54,12 @@ async def apply_mute_trigger(
     user_id: str | None = None,
     reason: str | None = None,
     timer_due_at: datetime | None = None,
+    details: dict[str, Any] | None = None,
 ) -> list[str]:
-    """Apply one trigger of the mute table to the thread; the outbox event ids to dispatch after commit."""
+    """Apply one trigger of the mute table to the thread; the outbox event ids to dispatch after commit.
+
+    ``details`` go into the ``thread.muted`` event's properties when the trigger raises one.
+    """
     tz = await tenant_timezone(session, thread.tenant_id)
     transition = apply_trigger(
         MuteState(muted_at=thread.muted_at, muted_reason=thread.muted_reason),
@@ -62,6 +70,7 @@ async def apply_mute_trigger(
         reason=reason,
         timer_due_at=timer_due_at,
         tz=tz,
+        details=details,
     )
     thread.muted_at = transition.state.muted_at
     thread.muted_reason = transition.state.muted_reason
@@ -76,6 +85,19 @@ async def apply_mute_trigger(
             await record_agent_event(session, thread, event.type, properties, at=now, run_id=run_id)
         )
     return event_ids
+
+
+async def hand_off_if_urgent(
+    session: AsyncSession, thread: AgentThread, messages: Sequence[Message], *, now: datetime
+) -> list[str]:
+    """Check messages no run will read (the thread is muted) for urgency: a match turns the mute into
+    handoff, its ``thread.muted`` event saying what matched; the outbox event ids (none: no change)."""
+    texts = [user_text(m.message_type, content=m.content, payload=m.payload or {}) for m in messages]
+    match = unread_urgency(MuteState(muted_at=thread.muted_at, muted_reason=thread.muted_reason), texts)
+    if match is None:
+        return []
+    details = urgency_details(match, [m.id for m in messages])
+    return await apply_mute_trigger(session, thread, "urgency", now=now, details=details)
 
 
 async def thread_of_conversation(session: AsyncSession, conversation_id: str) -> AgentThread | None:

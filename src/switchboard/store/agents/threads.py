@@ -11,14 +11,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import col, select
 
 from switchboard.domain.agents.binding_match import BindingCandidate, choose_binding
-from switchboard.domain.agents.turns import user_text
-from switchboard.domain.agents.urgency import detect_urgency
 from switchboard.domain.errors import NotFound
 from switchboard.models.agent_runtime import RUN_RUNNING, AgentRun, AgentThread, AgentTurn
 from switchboard.models.agents import AgentBinding
 from switchboard.models.base import new_id
 from switchboard.models.messaging import Conversation, Message
-from switchboard.store.agents.guardrails import apply_mute_trigger
+from switchboard.store.agents.guardrails import hand_off_if_urgent
 from switchboard.store.pagination import paginate
 from switchboard.store.scoping import get_owned, owned
 
@@ -82,7 +80,8 @@ async def enqueue_turn(
     """Record a pending turn for this inbound message if a binding answers the conversation.
 
     Urgency is checked on every such message, muted or not (CONTRACTS 7a): on a thread muted for
-    another reason, where no run will look at it, a match turns the reason into handoff at once.
+    another reason, where no run will look at it, a match turns the reason into handoff at once (on
+    an active thread the run that answers it checks it, or ``claim_turns`` when that run never comes).
     """
     binding = await matching_binding(
         session,
@@ -97,10 +96,8 @@ async def enqueue_turn(
     session.add(
         AgentTurn(message_id=message.id, tenant_id=thread.tenant_id, thread_id=thread.id, created_at=now)
     )
-    if thread.muted_at is not None and thread.muted_reason != "handoff":
-        text = user_text(message.message_type, content=message.content, payload=message.payload or {})
-        if detect_urgency(text) is not None:
-            event_ids.extend(await apply_mute_trigger(session, thread, "urgency", now=now))
+    if thread.muted_at is not None:
+        event_ids.extend(await hand_off_if_urgent(session, thread, [message], now=now))
     await session.flush()
     return thread
 
@@ -141,11 +138,13 @@ async def claim_turns(
     message_ids: Sequence[str],
     now: datetime,
     workflow_id_prefix: str,
+    event_ids: list[str],
 ) -> tuple[AgentRun | None, list[str], str | None]:
     """Give the still-unanswered turns to a new run; (run, message ids, why none) for the thread workflow.
 
-    A muted thread starts no run: its turns are marked skipped. Turns already
-    answered (a duplicate signal after a crash) are left out.
+    A muted thread starts no run: its turns are marked skipped, after their urgency check (they may
+    have arrived while the thread was active, during the run that then muted it). Turns already
+    answered (a duplicate signal after a crash) are left out. Events raised go to ``event_ids``.
     """
     thread = await session.get(AgentThread, thread_id, with_for_update=True)
     if thread is None:
@@ -161,6 +160,8 @@ async def claim_turns(
         return None, [], "already answered"
     ordered = sorted(turns, key=lambda turn: (turn.created_at, turn.message_id))
     if thread.muted_at is not None:
+        messages = await _messages(session, [turn.message_id for turn in ordered])
+        event_ids.extend(await hand_off_if_urgent(session, thread, messages, now=now))
         for turn in ordered:
             turn.skipped_reason = f"muted:{thread.muted_reason}"
             turn.signalled_at = turn.signalled_at or now
@@ -183,6 +184,13 @@ async def claim_turns(
         turn.signalled_at = turn.signalled_at or now
     await session.flush()
     return run, run.message_ids, None
+
+
+async def _messages(session: AsyncSession, message_ids: list[str]) -> list[Message]:
+    """The stored messages of these ids, in the order given."""
+    stmt = select(Message).where(col(Message.id).in_(message_ids))
+    found = {message.id: message for message in (await session.execute(stmt)).scalars().all()}
+    return [found[message_id] for message_id in message_ids if message_id in found]
 
 
 async def get_thread(
