@@ -43,7 +43,7 @@ with workflow.unsafe.imports_passed_through():
     from switchboard.activities.agents.runs import AgentRunActivities
     from switchboard.activities.workflow_starts import RUN_WORKFLOW
     from switchboard.domain.agents.prompt import parse_intent, router_prompt, system_prompt
-    from switchboard.domain.agents.urgency import detect_urgency
+    from switchboard.domain.agents.urgency import detect_urgency, detect_urgency_in_burst
     from switchboard.models.llm import (
         LlmMessage,
         LlmRequest,
@@ -57,6 +57,9 @@ CATCH_ALL = "catch_all"
 # Runs whose milestone tool call answered before this change replay with the loop going on after it
 # (the other calls of that model answer, then the next turn with tools); later ones end the run there.
 MILESTONE_ENDS_RUN = "milestone-ends-run"
+# Runs loaded before this change read a burst only as one text; later ones also read each message
+# alone, so one message's veto (a pet, a joke) cannot hide another's emergency.
+URGENCY_EACH_MESSAGE = "urgency-each-message"
 WIZARD_INTENT = "pedir_turno"
 ROUTER_MAX_TOKENS = 32
 
@@ -99,6 +102,12 @@ class AgentRunWorkflow:
     def _guard_before_loop(self, ctx: RunContext, steps: RunSteps) -> None:
         """Guardrails that run before any model call: urgency, human intervention, conversation cap."""
         urgency = detect_urgency(ctx.user_text)
+        if urgency is None:
+            # Asked only when a message alone is urgent and the burst read together is not: that is the
+            # one place the two versions differ, so other runs record no marker.
+            alone = detect_urgency_in_burst(ctx.user_texts)
+            if alone is not None and workflow.patched(URGENCY_EACH_MESSAGE):
+                urgency = alone
         if urgency is not None:
             steps.guardrail("urgency", "handoff", category=urgency.category, matched=urgency.matched)
             raise Stop(

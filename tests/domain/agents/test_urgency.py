@@ -7,7 +7,12 @@ from collections import Counter
 
 import pytest
 
-from switchboard.domain.agents.urgency import CATEGORIES, UrgencyMatch, detect_urgency
+from switchboard.domain.agents.urgency import (
+    CATEGORIES,
+    UrgencyMatch,
+    detect_urgency,
+    detect_urgency_in_burst,
+)
 from tests.domain.agents.urgency_corpus import (
     FINAL_HELD_OUT_ROUTINE,
     FINAL_HELD_OUT_URGENT,
@@ -349,3 +354,26 @@ def test_red_team_rounds_history() -> None:
         0 <= recalled <= urgent and 0 <= fp <= routine
         for _, _, recalled, urgent, fp, routine in ROUND_FIGURES
     )
+
+
+@pytest.mark.parametrize(
+    ("texts", "category"),
+    [
+        # Together only: the symptom is split over two messages.
+        (["mi hijo", "tiene 39 de fiebre"], "child_symptom"),
+        # Alone only: the pet in the first message vetoes the whole burst read together.
+        (["mi gato se está muriendo", "se muere mi papá, vengan"], "imminent_death"),
+        (["se muere mi papá, vengan"], "imminent_death"),
+    ],
+)
+def test_a_burst_is_read_together_then_each_message_alone(texts: list[str], category: str) -> None:
+    match = detect_urgency_in_burst(texts)
+    assert match is not None and match.category == category
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [[], [""], ["hola", "¿atienden los sábados?"], ["mi gato se está muriendo", "¿tienen veterinario?"]],
+)
+def test_a_routine_burst_is_not_urgent(texts: list[str]) -> None:
+    assert detect_urgency_in_burst(texts) is None

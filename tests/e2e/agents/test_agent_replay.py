@@ -1,6 +1,7 @@
 """Replay: the thread and run workflows' recorded histories replay deterministically against today's code.
 
-The tests drive real turns (a tool round trip; a milestone booking), fetch the
+The tests drive real turns (a tool round trip; a milestone booking; a burst whose
+one urgent message another's veto hid), fetch the
 workflows' histories from the server and replay them with ``Replayer``. With
 ``RECORD_AGENT_HISTORIES=1`` they also write them to ``tests/workflows/histories``,
 where ``tests/workflows/test_agent_histories.py`` replays them on every run, so
@@ -13,6 +14,7 @@ patch's marker).
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -28,7 +30,7 @@ from switchboard.activities.workflow_starts import run_workflow_id, thread_workf
 from switchboard.settings import Settings
 from switchboard.store.database import create_engine
 from switchboard.worker import build_deps, close_deps
-from switchboard.workflows.agent_run import MILESTONE_ENDS_RUN, AgentRunWorkflow
+from switchboard.workflows.agent_run import MILESTONE_ENDS_RUN, URGENCY_EACH_MESSAGE, AgentRunWorkflow
 from switchboard.workflows.agent_thread import AgentThreadWorkflow
 from switchboard.workflows.registry import WORKFLOWS
 from tests.e2e.agents.support import (
@@ -179,3 +181,35 @@ async def test_milestone_run_histories_replay(
     # The pre-patch file was recorded on the released code (2a22aa0); the legacy run only checks it still holds.
     if os.environ.get("RECORD_AGENT_HISTORIES") == "1" and not before:
         (HISTORIES / "agent_run_milestone.json").write_text(history.to_json())
+
+
+async def test_urgency_in_one_message_of_a_burst_hands_off_and_replays(
+    app_client: httpx.AsyncClient,
+    bound_tenant: TenantFixture,
+    fakes: dict[str, FakeProvider],
+    channel: FakeChannel,
+    tools_url: str,
+    temporal_env: WorkflowEnvironment,
+) -> None:
+    """Read together, a pet in one message vetoes the other's emergency; read alone, it is found."""
+    await deploy_agent(app_client, bound_tenant, provider="openai", tool_base_url=tools_url)
+    await asyncio.gather(
+        say(app_client, text_envelope("mi gato se está muriendo")),
+        say(app_client, text_envelope("se muere mi papá, vengan")),
+    )
+    [run] = await finished_runs(app_client, bound_tenant)
+    history = await temporal_env.client.get_workflow_handle(run_workflow_id(run["id"])).fetch_history()
+
+    assert len(run["message_ids"]) == 2, run
+    assert run["status"] == "escalated" and "imminent_death" in run["errorMessage"], run
+    assert fakes["openai"].requests == [] and channel.sends_to(USER_PHONE) == []
+    threads = (await app_client.get("/v1/agent-threads", headers=bound_tenant.headers())).json()["data"]
+    assert [t["muted_reason"] for t in threads] == ["handoff"]
+    assert URGENCY_EACH_MESSAGE in patch_ids(history)
+    replayer = Replayer(
+        workflows=[AgentThreadWorkflow, AgentRunWorkflow], data_converter=pydantic_data_converter
+    )
+    await replayer.replay_workflow(history)
+
+    if os.environ.get("RECORD_AGENT_HISTORIES") == "1":
+        (HISTORIES / "agent_run_urgency_in_one_message.json").write_text(history.to_json())

@@ -76,7 +76,8 @@ async def _tools(session: AsyncSession, tenant_id: str, slugs: list[str]) -> tup
     return tools, notes
 
 
-async def _user_text(session: AsyncSession, message_ids: list[str]) -> tuple[str, str | None]:
+async def _user_texts(session: AsyncSession, message_ids: list[str]) -> tuple[list[str], str | None]:
+    """Each message's text as the model sees it (in order), and the reply id of the last one."""
     texts: list[str] = []
     reply_id: str | None = None
     for message_id in message_ids:
@@ -86,7 +87,7 @@ async def _user_text(session: AsyncSession, message_ids: list[str]) -> tuple[str
         payload = message.payload or {}
         texts.append(user_text(message.message_type, content=message.content, payload=payload))
         reply_id = payload.get("reply_id") if isinstance(payload.get("reply_id"), str) else None
-    return merge_user_texts(texts), reply_id
+    return texts, reply_id
 
 
 async def load_run_context(
@@ -109,7 +110,8 @@ async def load_run_context(
         return base.model_copy(
             update={"refusal": "the conversation or its phone number no longer exists"}
         ), []
-    text, reply_id = await _user_text(session, list(run.message_ids))
+    texts, reply_id = await _user_texts(session, list(run.message_ids))
+    text = merge_user_texts(texts)
     if run.history_loaded_at is None:
         # First load: the inactivity check (before updated_at moves), then the turn joins the history.
         now = utcnow()
@@ -163,6 +165,7 @@ async def load_run_context(
             ),
             "history": history,
             "user_text": text,
+            "user_texts": texts,
             "reply_id": reply_id,
             "intents": list((version.routing or {}).get("intents") or []),
             "catch_all_action": str(params.get("catchAllAction") or "escalate"),

@@ -85,6 +85,8 @@ class RunContext(BaseModel):
     tool_context: ToolContext = Field(default_factory=ToolContext)
     history: list[LlmMessage] = Field(default_factory=list)
     user_text: str = ""
+    # The burst's messages one by one (user_text joins them): the urgency check reads each alone too.
+    user_texts: list[str] = Field(default_factory=list)
     reply_id: str | None = None
     intents: list[dict[str, Any]] = Field(default_factory=list)
     catch_all_action: str = "escalate"

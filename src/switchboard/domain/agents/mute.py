@@ -37,8 +37,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from switchboard.domain.agents.turns import merge_user_texts
-from switchboard.domain.agents.urgency import UrgencyMatch, detect_urgency
+from switchboard.domain.agents.urgency import UrgencyMatch, detect_urgency_in_burst
 
 MuteReason = Literal[
     "handoff", "human_detected", "cost_cap_thread", "cost_cap_tenant_day", "cost_cap_tenant_month"
@@ -162,16 +161,12 @@ def unread_urgency(state: MuteState, texts: Sequence[str]) -> UrgencyMatch | Non
     """The urgency in messages no run will read that turns the thread's mute into handoff, if any.
 
     None when nothing changes: on an active thread a run reads the messages and checks them itself,
-    and a handed-off thread is handed off already. The messages are read together, as a run reads a
-    burst, then each alone, so one message's framing (an administrative request, a joke) cannot hide
-    another's emergency.
+    and a handed-off thread is handed off already. The messages are read as a run reads a burst
+    (``detect_urgency_in_burst``: together, then each alone).
     """
     if state.active or state.muted_reason == "handoff":
         return None
-    match = detect_urgency(merge_user_texts(texts))
-    if match is not None or len(texts) < 2:
-        return match
-    return next((found for text in texts if (found := detect_urgency(text)) is not None), None)
+    return detect_urgency_in_burst(texts)
 
 
 def urgency_details(match: UrgencyMatch, message_ids: Sequence[str]) -> dict[str, Any]:

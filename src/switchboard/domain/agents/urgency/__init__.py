@@ -166,7 +166,8 @@ jokes, pets), one module of rules per category group (``self_harm``, ``children`
 
 from __future__ import annotations
 
+from switchboard.domain.agents.urgency.burst import detect_urgency_in_burst
 from switchboard.domain.agents.urgency.detector import UrgencyMatch, detect_urgency
 from switchboard.domain.agents.urgency.patterns import CATEGORIES
 
-__all__ = ["CATEGORIES", "UrgencyMatch", "detect_urgency"]
+__all__ = ["CATEGORIES", "UrgencyMatch", "detect_urgency", "detect_urgency_in_burst"]
