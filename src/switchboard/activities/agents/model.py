@@ -27,7 +27,7 @@ from temporalio import activity
 from switchboard.activities.agents.cost_estimate import estimate_call
 from switchboard.activities.agents.payloads import ModelCallInput, ModelCallResult
 from switchboard.activities.deps import ActivityDeps
-from switchboard.activities.llm.errors import ProviderError, as_application_error
+from switchboard.activities.llm.errors import as_application_error
 from switchboard.activities.llm.rate_cards import RateCardBook
 from switchboard.activities.llm.registry import ProviderRegistry
 from switchboard.domain.pricing import cost_usd
@@ -95,13 +95,12 @@ class ModelCallActivities:
             started = time.monotonic()
             async with _heartbeating():
                 response = await adapter.complete(call.request)
-        except ProviderError as error:
+        except Exception as error:  # noqa: BLE001 - re-raised, only with the keys blanked out
+            # A provider's answer or anything else (an SDK surprise, a bug): no spend either way, so the
+            # reservation goes at once rather than at the stale sweep.
             async with unit_of_work(self._deps.sessions) as session:
                 await settle(session, reservation_id=reservation_id, actual_e10=None)
             # from None: the chained SDK error may quote a key, and Temporal serialises causes too.
-            raise as_application_error(error, secrets=self._providers.secrets) from None
-        except Exception as error:  # noqa: BLE001 - re-raised, only with the keys blanked out
-            # Not a provider answer (an SDK surprise, a bug): its text may still quote the request.
             raise as_application_error(error, secrets=self._providers.secrets) from None
         latency_ms = int((time.monotonic() - started) * 1000)
         now = utcnow()
