@@ -221,8 +221,7 @@ async def recent_calls(session: AsyncSession, *, thread_id: str, purpose: str) -
         estimate = data.get("estimate") or {}
         if last_prompt is None and estimate.get("uncalibrated_prompt_tokens"):
             reported = sum(
-                int(usage.get(key, 0))
-                for key in ("input_tokens", "cache_read_tokens", "cache_write_tokens")
+                int(usage.get(key, 0)) for key in ("input_tokens", "cache_read_tokens", "cache_write_tokens")
             )
             last_prompt = (reported, int(estimate["uncalibrated_prompt_tokens"]))
     return ThreadCalls(outputs=outputs, last_prompt=last_prompt)
