@@ -214,8 +214,9 @@ async def recent_calls(session: AsyncSession, *, thread_id: str, purpose: str) -
     )
     outputs: list[int] = []
     last_prompt: tuple[int, int] | None = None
-    for data in (await session.execute(stmt)).scalars().all():
-        usage = (data or {}).get("usage") or {}
+    for row in (await session.execute(stmt)).scalars().all():
+        data = row or {}
+        usage = data.get("usage") or {}
         if data.get("purpose") == purpose and len(outputs) < RECENT_CALLS:
             outputs.append(int(usage.get("output_tokens", 0)))
         estimate = data.get("estimate") or {}
