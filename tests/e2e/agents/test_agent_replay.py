@@ -15,12 +15,14 @@ patch's marker).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
 import pytest
+from temporalio.client import WorkflowFailureError, WorkflowHistory
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Replayer, Worker
@@ -52,6 +54,18 @@ from tests.workflows.record_support import patch_ids
 HISTORIES = Path(__file__).resolve().parents[2] / "workflows" / "histories"
 BEFORE = "before"
 BOOKED = "Listo, quedó reservado para el 2/12."
+
+
+async def closed_history(temporal_env: WorkflowEnvironment, workflow_id: str) -> WorkflowHistory:
+    """A run's history once the run has closed.
+
+    The run's last local activity commits its status before the workflow task that records it (and
+    the task's markers) completes, so a finished run in the API can still have a short history.
+    """
+    handle = temporal_env.client.get_workflow_handle(workflow_id)
+    with contextlib.suppress(WorkflowFailureError):
+        await handle.result()
+    return await handle.fetch_history()
 
 
 @pytest.fixture
@@ -109,7 +123,7 @@ async def test_thread_and_run_histories_replay(
     thread_history = await temporal_client.get_workflow_handle(
         thread_workflow_id(run["thread_id"])
     ).fetch_history()
-    run_history = await temporal_client.get_workflow_handle(run_workflow_id(run["id"])).fetch_history()
+    run_history = await closed_history(temporal_env, run_workflow_id(run["id"]))
 
     replayer = Replayer(
         workflows=[AgentThreadWorkflow, AgentRunWorkflow], data_converter=pydantic_data_converter
@@ -160,7 +174,7 @@ async def test_milestone_run_histories_replay(
     )
     await say(app_client, text_envelope("reservame el 2/12"))
     [run] = await finished_runs(app_client, bound_tenant)
-    history = await temporal_env.client.get_workflow_handle(run_workflow_id(run["id"])).fetch_history()
+    history = await closed_history(temporal_env, run_workflow_id(run["id"]))
 
     assert run["status"] == "completed", run
     assert channel.sends_to(USER_PHONE)[-1]["text"]["body"] == BOOKED
@@ -198,7 +212,7 @@ async def test_urgency_in_one_message_of_a_burst_hands_off_and_replays(
         say(app_client, text_envelope("se muere mi papá, vengan")),
     )
     [run] = await finished_runs(app_client, bound_tenant)
-    history = await temporal_env.client.get_workflow_handle(run_workflow_id(run["id"])).fetch_history()
+    history = await closed_history(temporal_env, run_workflow_id(run["id"]))
 
     assert len(run["message_ids"]) == 2, run
     assert run["status"] == "escalated" and "imminent_death" in run["errorMessage"], run
