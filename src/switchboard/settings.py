@@ -44,6 +44,10 @@ def async_database_url(url: str) -> str:
 _INSECURE_VALUES = {"", "changeme", "change-me", "admin", "secret", "dev", "test"}
 
 
+# The longest overlap a rotation may ask for: two secrets signing for a week is enough to roll any receiver.
+MAX_SECRET_OVERLAP_SECONDS = 7 * 86_400
+
+
 class Settings(BaseSettings):
     """Process configuration, read once from the environment."""
 
@@ -151,6 +155,9 @@ class Settings(BaseSettings):
     webhook_alert_min_attempts: int | None = Field(default=None, ge=1)
     webhook_health_check_interval_seconds: float | None = Field(default=None, ge=0)
     webhook_sweep_min_age_seconds: float | None = Field(default=None, ge=0)
+    # How long a rotated-out webhook secret keeps signing beside the new one, unless the rotate call
+    # names its own overlap (POST /v1/webhooks/{id}/rotate-secret).
+    webhook_secret_overlap_seconds: int = Field(default=86_400, ge=0, le=MAX_SECRET_OVERLAP_SECONDS)
     simulator_webhook_url: str = "http://127.0.0.1:8000/channel/webhook"
     log_level: str = "INFO"
 

@@ -13,7 +13,7 @@ from switchboard_client.types import (
     Webhook,
     WebhookTestDispatch,
 )
-from switchboard_client.webhooks import WebhookVerificationError, sign, verify
+from switchboard_client.webhooks import WebhookVerificationError, sign, sign_standard, verify
 
 __all__ = [
     "AgentEvent",
@@ -26,5 +26,6 @@ __all__ = [
     "WebhookTestDispatch",
     "WebhookVerificationError",
     "sign",
+    "sign_standard",
     "verify",
 ]

@@ -239,6 +239,15 @@ class SwitchboardClient:
         """DELETE /v1/webhooks/{id}; its pending retries stop."""
         await self._request("DELETE", f"/v1/webhooks/{_segment(webhook_id)}")
 
+    async def rotate_webhook_secret(
+        self, webhook_id: str, *, overlap_seconds: int | None = None
+    ) -> CreatedWebhook:
+        """POST /v1/webhooks/{id}/rotate-secret: a new ``secret`` (shown only here); the old one keeps
+        signing beside it for ``overlap_seconds`` (default 24 h), so verify with both until you switch."""
+        path = f"/v1/webhooks/{_segment(webhook_id)}/rotate-secret"
+        body = {} if overlap_seconds is None else {"overlap_seconds": overlap_seconds}
+        return cast(CreatedWebhook, await self._request("POST", path, json=body))
+
     async def test_webhook(self, webhook_id: str) -> WebhookTestDispatch:
         """POST /v1/webhooks/{id}/test: dispatch a ``webhook.test`` event to this webhook."""
         path = f"/v1/webhooks/{_segment(webhook_id)}/test"

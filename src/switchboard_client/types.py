@@ -56,12 +56,15 @@ class Webhook(TypedDict):
     enabled: bool
     auto_disabled_at: str | None
     auto_disabled_reason: str | None
+    # While a rotated-out secret still signs beside the current one: when it stops.
+    previous_secret_expires_at: str | None
     created_at: str
     updated_at: str
 
 
 class CreatedWebhook(Webhook):
-    """The answer to POST /v1/webhooks: the webhook plus its signing secret, shown only here."""
+    """The answer to POST /v1/webhooks and to a secret rotation: the webhook plus its signing secret,
+    shown only here."""
 
     secret: str
 

@@ -10,6 +10,8 @@ from datetime import timedelta
 
 import httpx
 import pytest
+from standardwebhooks.webhooks import Webhook
+from standardwebhooks.webhooks import WebhookVerificationError as StandardWebhookError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
@@ -50,13 +52,43 @@ def test_envelope_body_places_the_delivery_id_after_the_event(payload, expected)
 
 def test_headers_sign_the_exact_body():
     body = envelope_body({"event": "webhook.test"}, "dlv_9")
-    headers = delivery_headers(body, secret="whsec_abc", event_kind="webhook.test", delivery_id="dlv_9")
+    now = int(time.time())
+    headers = delivery_headers(
+        body, secrets=["whsec_abc"], event_kind="webhook.test", delivery_id="dlv_9", timestamp=now
+    )
     assert (headers["Content-Type"], headers["X-Service-Event"], headers["X-Service-Delivery"]) == (
         "application/json",
         "webhook.test",
         "dlv_9",
     )
     assert verify_service_signature(body, headers["X-Service-Signature"], "whsec_abc")
+    assert (headers["webhook-id"], headers["webhook-timestamp"]) == ("dlv_9", str(now))
+    # The Standard Webhooks reference verifier accepts the same request.
+    assert Webhook("whsec_abc").verify(body, dict(headers)) == {
+        "event": "webhook.test",
+        "delivery_id": "dlv_9",
+    }
+
+
+def test_each_active_secret_signs_under_both_schemes():
+    """While a rotation's overlap lasts: X-Service-Signature once per secret, one v1 signature per secret."""
+    old, new = "whsec_" + "A" * 43 + "=", "whsec_" + "B" * 43 + "="
+    body = envelope_body({"event": "webhook.test"}, "dlv_9")
+    now = int(time.time())
+    headers = delivery_headers(
+        body, secrets=[old, new], event_kind="webhook.test", delivery_id="dlv_9", timestamp=now
+    )
+    legacy = headers.get_list("X-Service-Signature")
+    assert len(legacy) == 2
+    assert verify_service_signature(body, legacy[0], old) and verify_service_signature(body, legacy[1], new)
+    assert len(headers["webhook-signature"].split(" ")) == 2
+    plain = {name: headers[name] for name in ("webhook-id", "webhook-timestamp", "webhook-signature")}
+    for secret in (old, new):
+        assert Webhook(secret).verify(body, plain) == {"event": "webhook.test", "delivery_id": "dlv_9"}
+    with pytest.raises(StandardWebhookError):
+        Webhook("whsec_" + "C" * 43 + "=").verify(body, plain)
+    with pytest.raises(ValueError, match="at least one"):
+        delivery_headers(body, secrets=[], event_kind="webhook.test", delivery_id="dlv_9", timestamp=now)
 
 
 @pytest.fixture

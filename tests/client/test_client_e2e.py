@@ -139,13 +139,17 @@ async def test_a_repeated_idempotency_key_sends_once(worker, api_url, live_tenan
         assert other["id"] != first["id"] and len(channel.sends_to(CUSTOMER)) == 2
 
 
-async def test_webhooks_are_created_listed_and_deleted(api_url, live_tenant):
+async def test_webhooks_are_created_listed_rotated_and_deleted(api_url, live_tenant):
     async with SwitchboardClient(api_url, live_tenant.live_key) as client:
         created = await client.create_webhook("http://127.0.0.1:9/hook", description="orders")
         page = await client.list_webhooks()
         assert [w["id"] for w in page.data] == [created["id"]]
         assert "secret" not in page.data[0] and page.data[0]["all_events"] is True
         assert (await client.get_webhook(created["id"]))["description"] == "orders"
+        rotated = await client.rotate_webhook_secret(created["id"], overlap_seconds=60)
+        assert rotated["secret"].startswith("whsec_") and rotated["secret"] != created["secret"]
+        assert rotated["previous_secret_expires_at"] is not None
+        assert (await client.rotate_webhook_secret(created["id"]))["secret"] != rotated["secret"]
         await client.delete_webhook(created["id"])
         assert (await client.list_webhooks()).data == []
         with pytest.raises(SwitchboardError) as caught:

@@ -1,8 +1,9 @@
 """switchboard_client.verify against deliveries signed by the service's own code.
 
 The bodies and headers come from the delivery path itself (``envelope_body`` and
-``delivery_headers``, which call ``domain.signatures.service_signature``), so the
-client's verifier cannot drift from what the service sends.
+``delivery_headers``, which call ``domain.signatures`` and ``domain.standard_webhooks``),
+so the client's verifier cannot drift from what the service sends; the Standard
+Webhooks reference verifier checks the same requests.
 """
 
 from __future__ import annotations
@@ -13,21 +14,27 @@ from typing import Any
 
 import httpx
 import pytest
+from standardwebhooks.webhooks import Webhook
 from starlette.datastructures import Headers
 
 from switchboard.activities.webhooks.http import delivery_headers, envelope_body
 from switchboard.domain.events import webhook_test_event
 from switchboard.domain.signatures import service_signature, verify_service_signature
-from switchboard_client import WebhookVerificationError, sign, verify
+from switchboard.domain.standard_webhooks import sign as service_standard_signature
+from switchboard_client import WebhookVerificationError, sign, sign_standard, verify
 
 SECRET = "whsec_" + "a1B2" * 8
 OTHER_SECRET = "whsec_" + "z9Y8" * 8
+THIRD_SECRET = "whsec_" + "c3D4" * 8
 OCCURRED = datetime(2026, 11, 24, 12, 0, 0, tzinfo=UTC)
 Reason = WebhookVerificationError
+STANDARD = ("webhook-id", "webhook-timestamp", "webhook-signature")
 
 
-def delivery(secret: str = SECRET, *, occurred_at: datetime = OCCURRED) -> tuple[bytes, dict[str, str]]:
-    """A webhook.test delivery exactly as the service would POST it."""
+def delivery(
+    secret: str | list[str] = SECRET, *, occurred_at: datetime = OCCURRED, sent_at: datetime | None = None
+) -> tuple[bytes, httpx.Headers]:
+    """A webhook.test delivery exactly as the service would POST it (attempted now unless ``sent_at``)."""
     payload = webhook_test_event(
         tenant_id="ten_1",
         webhook_id="wh_1",
@@ -37,7 +44,16 @@ def delivery(secret: str = SECRET, *, occurred_at: datetime = OCCURRED) -> tuple
     )
     payload.pop("delivery_id")
     body = envelope_body(payload, "dlv_1")
-    return body, delivery_headers(body, secret=secret, event_kind="webhook.test", delivery_id="dlv_1")
+    secrets = [secret] if isinstance(secret, str) else secret
+    timestamp = int((sent_at or datetime.now(UTC)).timestamp())
+    return body, delivery_headers(
+        body, secrets=secrets, event_kind="webhook.test", delivery_id="dlv_1", timestamp=timestamp
+    )
+
+
+def legacy(headers: httpx.Headers) -> httpx.Headers:
+    """The request without its Standard Webhooks headers: verified on X-Service-Signature alone."""
+    return httpx.Headers([(k, v) for k, v in headers.multi_items() if k.lower() not in STANDARD])
 
 
 def reason_of(payload: Any, headers: Any, secret: Any = SECRET, **kwargs: Any) -> str:
@@ -88,13 +104,89 @@ def test_the_wrong_secret_is_refused():
 def test_any_of_several_secrets_may_match():
     body, headers = delivery(OTHER_SECRET)
     assert verify(body, headers, [SECRET, OTHER_SECRET])["event"] == "webhook.test"
-    assert reason_of(body, headers, [SECRET, "whsec_third"]) == Reason.SIGNATURE_MISMATCH
+    assert reason_of(body, headers, [SECRET, THIRD_SECRET]) == Reason.SIGNATURE_MISMATCH
+    assert reason_of(body, legacy(headers), [SECRET, THIRD_SECRET], now=OCCURRED) == Reason.SIGNATURE_MISMATCH
 
 
 def test_a_missing_signature_is_refused():
     body, headers = delivery()
     del headers["X-Service-Signature"]
+    del headers["webhook-signature"]
     assert reason_of(body, headers) == Reason.MISSING_SIGNATURE
+
+
+def test_the_reference_verifier_and_the_client_accept_the_same_delivery():
+    body, headers = delivery()
+    standard_only = {name: headers[name] for name in STANDARD}
+    assert Webhook(SECRET).verify(body, standard_only) == verify(body, standard_only, SECRET)
+    assert sign_standard(body, SECRET, msg_id="dlv_1", timestamp=int(headers["webhook-timestamp"])) == (
+        service_standard_signature(
+            SECRET, msg_id="dlv_1", timestamp=int(headers["webhook-timestamp"]), body=body
+        )
+    )
+
+
+def test_during_a_rotation_either_secret_verifies_on_either_scheme():
+    body, headers = delivery([OTHER_SECRET, SECRET])
+    assert len(headers.get_list("X-Service-Signature")) == 2
+    for secret in (OTHER_SECRET, SECRET):
+        assert verify(body, headers, secret)["delivery_id"] == "dlv_1"
+        assert verify(body, legacy(headers), secret, now=OCCURRED)["delivery_id"] == "dlv_1"
+    assert reason_of(body, headers, THIRD_SECRET) == Reason.SIGNATURE_MISMATCH
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        pytest.param({"webhook-id": "dlv_2"}, Reason.SIGNATURE_MISMATCH, id="another id"),
+        pytest.param({"webhook-timestamp": "abc"}, Reason.MALFORMED_SIGNATURE, id="timestamp not a number"),
+        pytest.param({"webhook-signature": "v2,abc"}, Reason.MALFORMED_SIGNATURE, id="no v1 signature"),
+        pytest.param({"webhook-signature": "v1,AAAA"}, Reason.SIGNATURE_MISMATCH, id="forged"),
+    ],
+)
+def test_a_standard_header_that_was_changed_is_refused(change, reason):
+    body, headers = delivery()
+    headers.update(change)
+    assert reason_of(body, headers) == reason
+
+
+def test_a_standard_signature_without_its_id_or_timestamp_is_malformed():
+    body, headers = delivery()
+    for name in ("webhook-id", "webhook-timestamp"):
+        partial = httpx.Headers([(k, v) for k, v in headers.multi_items() if k.lower() != name])
+        assert reason_of(body, partial) == Reason.MALFORMED_SIGNATURE
+
+
+def test_a_signed_id_that_contradicts_the_body_is_refused():
+    """The id is signed, but the body's delivery_id must still be the one the headers name."""
+    body, _ = delivery()
+    stamp = int(datetime.now(UTC).timestamp())
+    headers = {
+        "webhook-id": "dlv_other",
+        "webhook-timestamp": str(stamp),
+        "webhook-signature": sign_standard(body, SECRET, msg_id="dlv_other", timestamp=stamp),
+    }
+    assert reason_of(body, headers) == Reason.HEADER_MISMATCH
+
+
+@pytest.mark.parametrize(
+    ("age", "accepted"),
+    [
+        (timedelta(0), True),
+        (timedelta(seconds=290), True),
+        (timedelta(seconds=-290), True),
+        (timedelta(seconds=310), False),
+        (timedelta(seconds=-310), False),
+    ],
+)
+def test_by_default_the_attempts_timestamp_must_be_within_five_minutes(age, accepted):
+    """An old event re-sent by a retry is fresh: the attempt's own time is signed, not the event's."""
+    body, headers = delivery(occurred_at=OCCURRED - timedelta(days=1), sent_at=datetime.now(UTC) - age)
+    if accepted:
+        assert verify(body, headers, SECRET)["delivery_id"] == "dlv_1"
+    else:
+        assert reason_of(body, headers) == Reason.OUTSIDE_TOLERANCE
+        assert verify(body, headers, SECRET, tolerance_seconds=None)["delivery_id"] == "dlv_1"
 
 
 @pytest.mark.parametrize(
@@ -103,6 +195,7 @@ def test_a_missing_signature_is_refused():
 )
 def test_malformed_signatures_are_refused(value):
     body, headers = delivery()
+    headers = legacy(headers)
     headers["X-Service-Signature"] = value
     assert reason_of(body, headers) == Reason.MALFORMED_SIGNATURE
 
@@ -125,9 +218,9 @@ def test_accepts_exactly_what_the_services_own_verifier_accepts(transform):
     expected = verify_service_signature(body, value, SECRET)
     headers = {"X-Service-Signature": value}
     if expected:
-        assert verify(body, headers, SECRET)["delivery_id"] == "dlv_1"
+        assert verify(body, headers, SECRET, now=OCCURRED)["delivery_id"] == "dlv_1"
     else:
-        reason_of(body, headers)
+        reason_of(body, headers, now=OCCURRED)
 
 
 def test_one_valid_value_among_repeated_signature_headers_is_enough():
@@ -136,7 +229,7 @@ def test_one_valid_value_among_repeated_signature_headers_is_enough():
     multi = httpx.Headers(
         [("X-Service-Signature", forged), ("X-Service-Signature", headers["X-Service-Signature"])]
     )
-    assert verify(body, multi, SECRET)["event"] == "webhook.test"
+    assert verify(body, multi, SECRET, now=OCCURRED)["event"] == "webhook.test"
     only_forged = httpx.Headers([("X-Service-Signature", forged)])
     assert reason_of(body, only_forged) == Reason.SIGNATURE_MISMATCH
 
@@ -158,10 +251,10 @@ def test_a_signed_body_that_is_not_an_event_is_refused():
         )
 
 
-def test_without_a_tolerance_an_old_event_is_accepted():
-    """Retries re-send the original bytes for up to about 28 h: age alone is no reason to refuse."""
+def test_on_the_body_signature_alone_no_tolerance_accepts_an_old_event():
+    """X-Service-Signature signs no attempt time: a receiver that opts out of the time check accepts any age."""
     body, headers = delivery(occurred_at=OCCURRED - timedelta(days=1))
-    assert verify(body, headers, SECRET)["delivery_id"] == "dlv_1"
+    assert verify(body, legacy(headers), SECRET, tolerance_seconds=None)["delivery_id"] == "dlv_1"
 
 
 @pytest.mark.parametrize(
@@ -175,8 +268,9 @@ def test_without_a_tolerance_an_old_event_is_accepted():
         (timedelta(hours=6), False),
     ],
 )
-def test_tolerance_bounds_the_signed_occurred_at(offset, accepted):
+def test_on_the_body_signature_alone_tolerance_bounds_the_signed_occurred_at(offset, accepted):
     body, headers = delivery()
+    headers = legacy(headers)
     now = OCCURRED + offset
     if accepted:
         assert verify(body, headers, SECRET, tolerance_seconds=300, now=now)["event"] == "webhook.test"

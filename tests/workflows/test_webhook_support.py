@@ -47,6 +47,11 @@ class Captured:
     body: bytes
     headers: dict[str, str]
     at: float
+    # Every header line as received, repeated names included (``headers`` keeps one value a name).
+    header_lines: list[tuple[str, str]] = field(default_factory=list)
+
+    def header_values(self, name: str) -> list[str]:
+        return [value for key, value in self.header_lines if key == name.lower()]
 
 
 @dataclass
@@ -64,7 +69,13 @@ class Receiver:
     def app(self) -> Starlette:
         async def hook(request: Request) -> Response:
             self.requests.append(
-                Captured(request.url.path, await request.body(), dict(request.headers), time.monotonic())
+                Captured(
+                    request.url.path,
+                    await request.body(),
+                    dict(request.headers),
+                    time.monotonic(),
+                    request.headers.items(),
+                )
             )
             if self.delays:
                 await asyncio.sleep(self.delays.pop(0))

@@ -61,6 +61,10 @@ class WebhookEndpoint(SQLModel, table=True):
     last_failure_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
     exhausted_since_success: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     health_checked_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    # The secret a rotation replaced (migration 0009): it still signs, beside the current one, until
+    # previous_secret_expires_at, so a receiver can switch without refusing a delivery.
+    previous_secret_encrypted: str | None = None
+    previous_secret_expires_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
 
 
 class WebhookDelivery(SQLModel, table=True):

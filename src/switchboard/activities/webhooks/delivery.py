@@ -2,13 +2,14 @@
 
 HTTP outcomes are returned, never raised: every attempt is recorded exactly
 once and the workflow owns the retry schedule. Only infrastructure failures
-(the database) raise, and Temporal retries those. The webhook's secret is
-opened here and never enters workflow history.
+(the database) raise, and Temporal retries those. The webhook's secrets are
+opened here and never enter workflow history.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from datetime import UTC, datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -38,7 +39,7 @@ from switchboard.models.base import iso_millis
 from switchboard.models.events import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from switchboard.store.database import reads_on_loop, unit_of_work, write_turn
 from switchboard.store.webhooks import deliveries, health, notifications
-from switchboard.store.webhooks.endpoints import open_secret
+from switchboard.store.webhooks.endpoints import signing_secrets
 
 log = logging.getLogger("switchboard.webhooks")
 
@@ -144,8 +145,12 @@ class WebhookDeliveryActivities:
     ) -> PostOutcome:
         settings = self._deps.settings
         body = envelope_body(payload, delivery_id)
-        secret = open_secret(settings.secrets_key_bytes, webhook)
-        headers = delivery_headers(body, secret=secret, event_kind=kind, delivery_id=delivery_id)
+        # Each attempt is signed at its own time, so a receiver's freshness window holds for retries.
+        now = time.time()
+        secrets = signing_secrets(settings.secrets_key_bytes, webhook, now=datetime.fromtimestamp(now, UTC))
+        headers = delivery_headers(
+            body, secrets=secrets, event_kind=kind, delivery_id=delivery_id, timestamp=int(now)
+        )
         return await post_once(
             self._deps.egress_http,
             webhook.url,

@@ -1,6 +1,9 @@
 """One signed POST of an envelope to a tenant endpoint.
 
-The body is serialised once and those exact bytes are signed and sent.
+The body is serialised once and those exact bytes are signed and sent, under
+both schemes: ``X-Service-Signature`` (the spec's, over the body) and the
+Standard Webhooks headers (over the delivery id, this attempt's time and the
+body), each once per active secret while a rotation's overlap lasts.
 Redirects are never followed (a 3xx is a failure, as with Svix, Stripe and
 GitHub), the answer's status and headers must arrive within the request
 timeout, and at most a short snippet of a failure's body is read for the
@@ -19,12 +22,14 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
 from switchboard.activities.tools.egress import EgressRefused
+from switchboard.domain import standard_webhooks
 from switchboard.domain.signatures import SERVICE_SIGNATURE_HEADER, service_signature
 
 EVENT_HEADER = "X-Service-Event"
@@ -60,15 +65,35 @@ def envelope_body(payload: dict[str, Any], delivery_id: str) -> bytes:
     return json.dumps(envelope, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
-def delivery_headers(body: bytes, *, secret: str, event_kind: str, delivery_id: str) -> dict[str, str]:
-    """The headers of every delivery (CONTRACTS 5)."""
-    return {
-        "Content-Type": "application/json",
-        "User-Agent": USER_AGENT,
-        SERVICE_SIGNATURE_HEADER: service_signature(body, secret),
-        EVENT_HEADER: event_kind,
-        DELIVERY_HEADER: delivery_id,
-    }
+def delivery_headers(
+    body: bytes, *, secrets: Sequence[str], event_kind: str, delivery_id: str, timestamp: int
+) -> httpx.Headers:
+    """The headers of every delivery (CONTRACTS 5, docs/webhooks.md "Signatures").
+
+    ``secrets`` are the active ones, the replaced secret first while a rotation's overlap lasts:
+    ``X-Service-Signature`` then comes once per secret, in that order, and ``webhook-signature``
+    holds one signature per secret. ``timestamp`` is this attempt's time in Unix seconds.
+    """
+    if not secrets:
+        raise ValueError("a delivery needs at least one signing secret")
+    signatures = [(SERVICE_SIGNATURE_HEADER, service_signature(body, secret)) for secret in secrets]
+    return httpx.Headers(
+        [
+            ("Content-Type", "application/json"),
+            ("User-Agent", USER_AGENT),
+            *signatures,
+            (EVENT_HEADER, event_kind),
+            (DELIVERY_HEADER, delivery_id),
+            (standard_webhooks.ID_HEADER, delivery_id),
+            (standard_webhooks.TIMESTAMP_HEADER, str(timestamp)),
+            (
+                standard_webhooks.SIGNATURE_HEADER,
+                standard_webhooks.signature_header(
+                    secrets, msg_id=delivery_id, timestamp=timestamp, body=body
+                ),
+            ),
+        ]
+    )
 
 
 async def _snippet(response: httpx.Response) -> str:
@@ -106,7 +131,7 @@ def _failure_text(response: httpx.Response, snippet: str) -> str:
 
 
 async def post_once(
-    http: httpx.AsyncClient, url: str, *, body: bytes, headers: dict[str, str], limit_seconds: float
+    http: httpx.AsyncClient, url: str, *, body: bytes, headers: httpx.Headers, limit_seconds: float
 ) -> PostOutcome:
     """POST once; any answer or failure is returned, never raised."""
     started = time.monotonic()

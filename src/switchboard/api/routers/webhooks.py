@@ -1,4 +1,4 @@
-"""Tenant webhooks: CRUD, test dispatch, reactivation and health by phone (CONTRACTS 5).
+"""Tenant webhooks: CRUD, test dispatch, reactivation, secret rotation and health by phone (CONTRACTS 5).
 
 Reads need any key of the tenant; changes need the owner or admin role.
 Another tenant's webhook is a 404 everywhere.
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+from datetime import timedelta
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
@@ -23,6 +24,7 @@ from switchboard.domain.errors import Conflict, ValidationFailed
 from switchboard.domain.events import ALL_EVENT_KINDS, WEBHOOK_TEST, expand_groups, webhook_test_event
 from switchboard.models.base import iso_millis, utcnow
 from switchboard.models.events import WebhookEndpoint
+from switchboard.settings import MAX_SECRET_OVERLAP_SECONDS
 from switchboard.store.database import unit_of_work
 from switchboard.store.events import record_event
 from switchboard.store.webhooks import endpoints, health
@@ -50,6 +52,18 @@ class WebhookUpdate(BaseModel):
     phone_number_id: str | None = None
     description: str | None = Field(default=None, max_length=500)
     enabled: bool | None = None
+
+
+class SecretRotation(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    overlap_seconds: int | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_SECRET_OVERLAP_SECONDS,
+        description="how long the replaced secret keeps signing beside the new one; "
+        "0 stops it at once; omitted: WEBHOOK_SECRET_OVERLAP_SECONDS (24 h)",
+    )
 
 
 def check_url(url: str, *, allow_private: bool) -> str:
@@ -105,6 +119,9 @@ def webhook_public(webhook: WebhookEndpoint) -> dict[str, Any]:
         "enabled": webhook.enabled,
         "auto_disabled_at": iso_millis(webhook.auto_disabled_at) if webhook.auto_disabled_at else None,
         "auto_disabled_reason": webhook.auto_disabled_reason,
+        "previous_secret_expires_at": (
+            iso_millis(webhook.previous_secret_expires_at) if webhook.previous_secret_expires_at else None
+        ),
         "created_at": iso_millis(webhook.created_at),
         "updated_at": iso_millis(webhook.updated_at),
     }
@@ -228,3 +245,26 @@ async def reactivate_webhook(webhook_id: str, who: OwnerOrAdmin, state: State) -
             state.temporal, task_queue=state.settings.temporal_task_queue, notification_id=notification_id
         )
     return webhook_public(webhook)
+
+
+@router.post("/{webhook_id}/rotate-secret")
+async def rotate_secret(
+    webhook_id: str, who: OwnerOrAdmin, state: State, body: SecretRotation | None = None
+) -> dict[str, Any]:
+    """Issue a new signing secret, shown only here; the replaced one signs beside it for the overlap."""
+    settings = state.settings
+    overlap = body.overlap_seconds if body and body.overlap_seconds is not None else None
+    now = utcnow()
+    async with unit_of_work(state.sessions) as session:
+        webhook, secret = await endpoints.rotate_secret(
+            session,
+            who.tenant_id,
+            webhook_id,
+            overlap=timedelta(
+                seconds=settings.webhook_secret_overlap_seconds if overlap is None else overlap
+            ),
+            secrets_key=settings.secrets_key_bytes,
+            now=now,
+        )
+    log.info("webhook secret rotated", extra={"webhook_id": webhook.id, "tenant_id": who.tenant_id})
+    return {**webhook_public(webhook), "secret": secret}

@@ -1,14 +1,15 @@
-"""SQL for tenant webhook endpoints: create, read, update, delete, reactivate.
+"""SQL for tenant webhook endpoints: create, read, update, delete, reactivate, rotate the secret.
 
 The signing secret is generated here and stored only sealed (AES-256-GCM,
 associated data the webhook id), so no caller can store it in clear by
-mistake; the plaintext is returned once, to the create call.
+mistake; the plaintext is returned once, to the create or rotate call.
 """
 
 from __future__ import annotations
 
+import base64
 import secrets
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import delete
@@ -31,13 +32,28 @@ RESOURCE = "webhook"
 
 
 def new_secret() -> str:
-    """A fresh signing secret: ``whsec_`` + 32 random bytes, URL-safe base64."""
-    return SECRET_PREFIX + secrets.token_urlsafe(32)
+    """A fresh signing secret: ``whsec_`` + 32 random bytes in standard base64.
+
+    The standard alphabet is the one the Standard Webhooks libraries decode the key from; the whole
+    string is also the ``X-Service-Signature`` key, as it always was.
+    """
+    return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(32)).decode("ascii")
 
 
 def open_secret(key: bytes, webhook: WebhookEndpoint) -> str:
-    """The webhook's signing secret in clear (only the delivery activity needs it)."""
+    """The webhook's current signing secret in clear."""
     return open_sealed(key, webhook.secret_encrypted, associated_data=webhook.id)
+
+
+def signing_secrets(key: bytes, webhook: WebhookEndpoint, *, now: datetime) -> list[str]:
+    """Every secret that signs a delivery now: the one a rotation replaced (until its overlap
+    ends), then the current one. Only the delivery activity needs them in clear."""
+    current = open_secret(key, webhook)
+    expires = webhook.previous_secret_expires_at
+    if webhook.previous_secret_encrypted is None or expires is None or expires <= now:
+        return [current]
+    previous = open_sealed(key, webhook.previous_secret_encrypted, associated_data=webhook.id)
+    return [previous, current]
 
 
 async def check_phone(session: AsyncSession, tenant_id: str, phone_number_id: str) -> PhoneNumber:
@@ -152,3 +168,29 @@ async def reactivate_webhook(
         detail=f"auto-disabled at {iso_millis(disabled_at)}",
     )
     return webhook, notification_id
+
+
+async def rotate_secret(
+    session: AsyncSession,
+    tenant_id: str,
+    webhook_id: str,
+    *,
+    overlap: timedelta,
+    secrets_key: bytes,
+    now: datetime,
+) -> tuple[WebhookEndpoint, str]:
+    """A new signing secret for the webhook, returned once; the replaced one signs beside it for
+    ``overlap`` (none when zero). Only two secrets sign at once: a rotation during an overlap ends
+    the oldest secret at once."""
+    webhook = await get_webhook(session, tenant_id, webhook_id)
+    secret = new_secret()
+    if overlap > timedelta(0):
+        webhook.previous_secret_encrypted = webhook.secret_encrypted
+        webhook.previous_secret_expires_at = now + overlap
+    else:
+        webhook.previous_secret_encrypted = None
+        webhook.previous_secret_expires_at = None
+    webhook.secret_encrypted = seal(secrets_key, secret, associated_data=webhook.id)
+    webhook.updated_at = now
+    await session.flush()
+    return webhook, secret
