@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, UniqueConstraint
+from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from switchboard.models.base import UTCDateTime, new_id, utcnow
@@ -102,6 +102,8 @@ class WebhookAttempt(SQLModel, table=True):
     latency_ms: int | None = None
     error: str | None = None
     attempted_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime)
+    # The answer's first 4 KB as text, for the attempt log (migration 0009; None: no answer).
+    response_body: str | None = Field(default=None, sa_type=Text)
 
 
 class OwnerNotification(SQLModel, table=True):

@@ -105,6 +105,7 @@ class WebhookDeliveryActivities:
                 latency_ms=outcome.latency_ms,
                 error=outcome.error,
                 at=request.at,
+                response_body=outcome.response_body,
             )
             if recorded_now is None:
                 recorded = await deliveries.recorded_attempt(session, request.delivery_id, request.attempt)

@@ -6,15 +6,15 @@ Standard Webhooks headers (over the delivery id, this attempt's time and the
 body), each once per active secret while a rotation's overlap lasts.
 Redirects are never followed (a 3xx is a failure, as with Svix, Stripe and
 GitHub), the answer's status and headers must arrive within the request
-timeout, and at most a short snippet of a failure's body is read for the
-attempt record. Outside development the destination must resolve to public
-addresses only.
+timeout, and the attempt log keeps at most the first 4 KB of an answer's
+body. Outside development the destination must resolve to public addresses
+only.
 
-A 2xx answer's short body is read to its end even though nothing keeps it:
-httpx closes a connection whose response was not read to the end, so without
-this every delivery opened a new connection (a TLS handshake in production).
-That read is bounded in bytes and time and can never turn a success into a
-failure.
+A 2xx answer's short body is read to its end even though only its first 4 KB
+is kept: httpx closes a connection whose response was not read to the end,
+so without this every delivery opened a new connection (a TLS handshake in
+production). That read is bounded in bytes and time and can never turn a
+success into a failure.
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ EVENT_HEADER = "X-Service-Event"
 DELIVERY_HEADER = "X-Service-Delivery"
 USER_AGENT = "Switchboard-Webhooks/1.0"
 SNIPPET_BYTES = 512
+# The attempt log keeps this much of every answer's body (docs/webhooks.md, "The attempt log").
+BODY_BYTES = 4096
 # A 2xx body longer than this, or slower than DRAIN_SECONDS, is left unread and its connection closed.
 DRAIN_BYTES = 64 * 1024
 DRAIN_SECONDS = 1.0
@@ -50,6 +52,8 @@ class PostOutcome:
     error: str | None = None
     timed_out: bool = False
     retry_after: str | None = None
+    # The answer's first BODY_BYTES as text (None: no answer, or a compressed success's body).
+    response_body: str | None = None
 
 
 def envelope_body(payload: dict[str, Any], delivery_id: str) -> bytes:
@@ -96,31 +100,41 @@ def delivery_headers(
     )
 
 
-async def _snippet(response: httpx.Response) -> str:
+def _text(data: bytes | bytearray) -> str:
+    return bytes(data[:BODY_BYTES]).decode("utf-8", "replace").strip()
+
+
+async def _head_of_body(response: httpx.Response) -> str:
+    """A failure's first BODY_BYTES (decoded if compressed), read within the request's own limit."""
     chunks = bytearray()
     async for chunk in response.aiter_bytes():
         chunks.extend(chunk)
-        if len(chunks) >= SNIPPET_BYTES:
+        if len(chunks) >= BODY_BYTES:
             break
-    return chunks[:SNIPPET_BYTES].decode("utf-8", "replace").strip()
+    return _text(chunks)
 
 
-async def _drain(response: httpx.Response) -> None:
-    """Read a success's body to its end so its connection can serve the next POST, or give up on it.
+async def _drain(response: httpx.Response) -> str | None:
+    """Read a success's body to its end so its connection can serve the next POST, or give up on it;
+    its first BODY_BYTES as text for the attempt log (None when compressed).
 
     Raw bytes, never decoded (a compressed answer cannot grow in memory). Any failure only costs the
     connection, whatever raised it (a TLS error mid-body reaches here untranslated): the receiver has
     already said 2xx, and an exception would have the attempt run, and POST, again.
     """
+    head = bytearray()
     read = 0
     try:
         async with asyncio.timeout(DRAIN_SECONDS):
             async for chunk in response.aiter_raw():
+                if len(head) < BODY_BYTES:
+                    head.extend(chunk[: BODY_BYTES - len(head)])
                 read += len(chunk)
                 if read > DRAIN_BYTES:
-                    return  # left unread: httpx closes the connection
+                    break  # left unread: httpx closes the connection
     except Exception:  # noqa: BLE001 - cancellation (a BaseException) still propagates
-        return
+        pass
+    return None if response.headers.get("content-encoding") else _text(head)
 
 
 def _failure_text(response: httpx.Response, snippet: str) -> str:
@@ -151,11 +165,13 @@ async def post_once(
             ) as response:
                 ok = 200 <= response.status_code <= 299
                 answered_ms = elapsed()
+                answer: str | None = None
                 if ok and not deadline.expired():
                     # Answered: the drain has its own bound and the request's limit no longer applies.
                     deadline.reschedule(None)
-                    await _drain(response)
-                snippet = "" if ok else await _snippet(response)
+                    answer = await _drain(response)
+                elif not ok:
+                    answer = await _head_of_body(response)
     except EgressRefused as exc:
         return PostOutcome(None, elapsed(), error=str(exc)[:500])
     except (TimeoutError, httpx.TimeoutException):
@@ -165,6 +181,7 @@ async def post_once(
     return PostOutcome(
         response.status_code,
         answered_ms,
-        error=None if ok else _failure_text(response, snippet)[:600],
+        error=None if ok else _failure_text(response, (answer or "")[:SNIPPET_BYTES])[:600],
         retry_after=response.headers.get("retry-after"),
+        response_body=answer,
     )

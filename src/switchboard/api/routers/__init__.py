@@ -20,6 +20,7 @@ from switchboard.api.routers import (
     phone_numbers,
     templates,
     usernames,
+    webhook_deliveries,
     webhooks,
 )
 from switchboard.api.routers.agents import catalog_routers as agent_catalog_routers
@@ -41,6 +42,7 @@ def all_routers() -> list[APIRouter]:
         inbox_reply.router,
         notifications.router,
         webhooks.router,
+        webhook_deliveries.router,
         *agent_catalog_routers(),
         agent_threads.router,
         agent_runs.router,

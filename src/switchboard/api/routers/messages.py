@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, time
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Header, Query
@@ -12,6 +11,7 @@ from switchboard.api import retrying, sending
 from switchboard.api.deps import Caller, Session, State
 from switchboard.api.pagination import Paging, envelope
 from switchboard.api.routing import JsonRoute
+from switchboard.api.time_filters import time_bound
 from switchboard.api.upstream import mark_read_upstream
 from switchboard.domain.errors import MissingRequiredField, ValidationFailed
 from switchboard.domain.send_payload import MEDIA_TYPES
@@ -93,25 +93,6 @@ async def list_messages(
         session, who.tenant_id, filters, page=paging.page, per_page=paging.per_page
     )
     return envelope([MessagePublic.of(m) for m in rows], paging=paging, total=total)
-
-
-def time_bound(value: str | None, *, field: str, end_of_day: bool) -> datetime | None:
-    """An ISO date or datetime filter; a bare date ``until`` includes that whole day (UTC)."""
-    if value is None:
-        return None
-    try:
-        if len(value) == 10:
-            day = date.fromisoformat(value)
-            moment = datetime.combine(day, time.max if end_of_day else time.min, tzinfo=UTC)
-        else:
-            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        raise ValidationFailed(
-            f"{field} must be an ISO 8601 date or datetime",
-            code="VALIDATION_FAILED",
-            details={"field": field, "value": value},
-        ) from None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
 
 
 @router.get("/{message_id}")

@@ -1,4 +1,5 @@
-"""webhooks: the previous signing secret and when it stops signing (secret rotation)
+"""webhooks: the previous signing secret and when it stops signing (secret rotation); each attempt's
+answer body for the attempt log
 
 Revision ID: 0009
 Revises: 0008
@@ -24,9 +25,13 @@ def upgrade() -> None:
     with op.batch_alter_table("webhook_endpoints") as batch:
         batch.add_column(sa.Column("previous_secret_encrypted", sa.String(), nullable=True))
         batch.add_column(sa.Column("previous_secret_expires_at", UTCDateTime(timezone=True), nullable=True))
+    with op.batch_alter_table("webhook_attempts") as batch:
+        batch.add_column(sa.Column("response_body", sa.Text(), nullable=True))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("webhook_attempts") as batch:
+        batch.drop_column("response_body")
     with op.batch_alter_table("webhook_endpoints") as batch:
         batch.drop_column("previous_secret_expires_at")
         batch.drop_column("previous_secret_encrypted")

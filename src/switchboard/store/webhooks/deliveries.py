@@ -238,7 +238,7 @@ class RecordedAttempt:
 # parameters: building them per attempt cost more CPU than their round trips (py-spy, deployed inbound).
 # Their bound names are not column names: in the one-statement record (PostgreSQL), an UPDATE given a
 # parameter named like one of its table's columns (``id``) would SET it.
-_GIVEN = ("id", "attempt", "success", "status_code", "latency_ms", "error", "attempted_at")
+_GIVEN = ("id", "attempt", "success", "status_code", "latency_ms", "error", "response_body", "attempted_at")
 
 
 def _given(name: str) -> str:
@@ -372,6 +372,7 @@ async def record_attempt(
     latency_ms: int | None,
     error: str | None,
     at: datetime,
+    response_body: str | None = None,
 ) -> RecordedAttempt | None:
     """Insert the attempt once, count it on its delivery (settling a success), move the webhook's clock.
 
@@ -389,6 +390,7 @@ async def record_attempt(
         _given("status_code"): status_code,
         _given("latency_ms"): latency_ms,
         _given("error"): error,
+        _given("response_body"): response_body,
         _given("attempted_at"): at,
         "delivery_id": delivery_id,
     }
