@@ -24,7 +24,7 @@ from typing import Any
 import httpx
 import pytest
 from sqlalchemy import update
-from sqlmodel import col
+from sqlmodel import col, select
 from temporalio.client import WorkflowHistory
 from temporalio.testing import WorkflowEnvironment
 
@@ -32,7 +32,14 @@ from switchboard.activities.agents.payloads import TimersInput
 from switchboard.activities.webhooks.config import config_from_settings
 from switchboard.activities.webhooks.delivery import WebhookDeliveryActivities
 from switchboard.activities.webhooks.dispatching import plan_recorded
-from switchboard.activities.webhooks.types import AttemptInput, DeliveryInput, ScheduleTerms
+from switchboard.activities.webhooks.types import (
+    AttemptInput,
+    DeliveryInput,
+    RecoveryInput,
+    RecoveryProgress,
+    ResendRef,
+    ScheduleTerms,
+)
 from switchboard.activities.workflow_starts import (
     delivery_workflow_id,
     dispatch_workflow_id,
@@ -41,7 +48,7 @@ from switchboard.activities.workflow_starts import (
 from switchboard.domain.events import MESSAGE_RECEIVED
 from switchboard.domain.inbound import payload_id
 from switchboard.models.base import utcnow
-from switchboard.models.events import Event, RawInbound, WebhookEndpoint
+from switchboard.models.events import Event, RawInbound, WebhookDelivery, WebhookEndpoint
 from switchboard.models.inbound import InboundPayload
 from switchboard.models.template_sync import TemplateSyncInput
 from switchboard.settings import Settings
@@ -61,6 +68,7 @@ from switchboard.workflows.registry import WORKFLOWS
 from switchboard.workflows.retention import InboundHousekeepingWorkflow
 from switchboard.workflows.template_sync import SyncTemplatesWorkflow
 from switchboard.workflows.webhook_delivery import DeliverWebhookWorkflow
+from switchboard.workflows.webhook_recovery import RecoverDeliveriesWorkflow
 from tests.conftest import ADMIN_KEY
 from tests.fixtures.channel import raw
 from tests.support.fake_channel import FakeChannel, Scripted, cloud_error
@@ -315,6 +323,49 @@ async def test_record_webhook_first_attempts(
         await rec.save(await attempted_first(), "webhook_delivery_first_attempt_in_input")
         hook.script = [(500, {}), (200, {})]
         await rec.save(await attempted_first(), "webhook_delivery_first_attempt_failed_then_settled")
+
+
+@recording
+async def test_record_webhook_recovery(
+    app_client: httpx.AsyncClient,
+    tenant: TenantFixture,
+    settings: Settings,
+    time_skipping_env: WorkflowEnvironment,
+    receiver: tuple[Receiver, str],
+) -> None:
+    """A window's failed deliveries resent once each, then one delivery resent alone."""
+    hook, url = receiver
+    webhook_id = await make_webhook(app_client, tenant, url)
+    # One attempt a delivery: a 500 fails it at once.
+    async with rec.stack(time_skipping_env, settings, webhook_retry_schedule_seconds="0") as stack:
+        hook.default = (500, {})
+        for handle in [await dispatch(stack, tenant) for _ in range(2)]:
+            await handle.result()
+        hook.default = (200, {})
+        window = RecoveryInput(
+            recovery_id="rcv_window",
+            tenant_id=tenant.id,
+            webhook_id=webhook_id,
+            since=datetime(2000, 1, 1, tzinfo=UTC),
+            until=datetime(2100, 1, 1, tzinfo=UTC),
+            progress=RecoveryProgress(total=2),
+        )
+        recovered = await stack.start(RecoverDeliveriesWorkflow.run, window, prefix="webhook-recovery")
+        assert (await recovered.result()).succeeded == 2
+        await rec.save(recovered, "webhook_recovery_window")
+        async with stack.deps.sessions() as session:
+            delivery = (await session.execute(select(WebhookDelivery).limit(1))).scalars().one()
+        one = window.model_copy(
+            update={
+                "recovery_id": "rcv_one",
+                "since": None,
+                "until": None,
+                "deliveries": [ResendRef(delivery_id=delivery.id, attempts=delivery.attempts)],
+                "progress": RecoveryProgress(total=1),
+            }
+        )
+        resent = await stack.start(RecoverDeliveriesWorkflow.run, one, prefix="webhook-recovery")
+        await rec.save(resent, "webhook_recovery_one_delivery")
 
 
 @recording

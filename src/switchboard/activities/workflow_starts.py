@@ -14,7 +14,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
-from temporalio.client import Client, WorkflowHandle
+from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
 from temporalio.common import (
     SearchAttributeKey,
     SearchAttributePair,
@@ -30,7 +30,7 @@ from switchboard.models.send import SendInput, SendReport
 from switchboard.store.events import awaiting_dispatch
 
 if TYPE_CHECKING:
-    from switchboard.activities.webhooks.types import DeliveryInput
+    from switchboard.activities.webhooks.types import DeliveryInput, RecoveryInput, RecoveryProgress
 
 # The loggers these starts always logged under (operators filter on them): the outbox, agent timers.
 log = logging.getLogger("switchboard.events")
@@ -41,6 +41,7 @@ SEND_WORKFLOW = "SendMessage"
 DISPATCH_WORKFLOW = "DispatchEvent"
 NOTIFICATION_WORKFLOW = "SendOwnerNotification"
 DELIVERY_WORKFLOW = "DeliverWebhook"
+RECOVERY_WORKFLOW = "RecoverDeliveries"
 PROCESS_INBOUND_WORKFLOW = "ProcessInbound"
 THREAD_WORKFLOW = "AgentThread"
 RUN_WORKFLOW = "AgentRun"
@@ -81,6 +82,11 @@ def notification_workflow_id(notification_id: str) -> str:
 def delivery_workflow_id(delivery_id: str) -> str:
     """The one workflow id a delivery may ever run under."""
     return f"delivery-{delivery_id}"
+
+
+def recovery_workflow_id(recovery_id: str) -> str:
+    """The workflow of one recovery or resend (``POST .../recover``, ``POST .../resend``)."""
+    return f"webhook-recovery-{recovery_id}"
 
 
 def inbound_workflow_id(payload_id: str, *, task_queue: str) -> str:
@@ -298,3 +304,43 @@ async def wake_timers_or_log(client: Client, *, tenant_id: str, thread_id: str, 
         await wake_thread_timers(client, tenant_id=tenant_id, thread_id=thread_id, task_queue=task_queue)
     except (RPCError, RuntimeError, TimeoutError) as error:
         agents_log.warning("thread timers not woken", extra={"thread_id": thread_id, "error": str(error)})
+
+
+async def start_recovery(client: Client, recovery: RecoveryInput, *, task_queue: str) -> None:
+    """Start a recovery (or a single resend) under its own id; the tenant rides in the memo, so
+    ``read_recovery`` can refuse another tenant's without a database row."""
+    await client.start_workflow(
+        RECOVERY_WORKFLOW,
+        recovery,
+        id=recovery_workflow_id(recovery.recovery_id),
+        task_queue=task_queue,
+        memo={
+            "tenant_id": recovery.tenant_id,
+            "webhook_id": recovery.webhook_id,
+            "since": recovery.since.isoformat() if recovery.since else None,
+            "until": recovery.until.isoformat() if recovery.until else None,
+            "delivery_ids": [ref.delivery_id for ref in recovery.deliveries or []],
+        },
+    )
+
+
+async def read_recovery(
+    client: Client, *, tenant_id: str, recovery_id: str
+) -> tuple[dict[str, Any], RecoveryProgress] | None:
+    """A recovery's memo and progress: queried while it runs, its result once done (None: not the
+    tenant's, unknown, or past the namespace's retention)."""
+    from switchboard.activities.webhooks.types import RecoveryProgress
+
+    handle = client.get_workflow_handle(recovery_workflow_id(recovery_id), result_type=RecoveryProgress)
+    try:
+        description = await handle.describe()
+    except RPCError:
+        return None
+    memo = await description.memo()
+    if memo.get("tenant_id") != tenant_id:
+        return None
+    if description.status == WorkflowExecutionStatus.RUNNING:
+        progress = await handle.query("progress", result_type=RecoveryProgress)
+    else:
+        progress = await handle.result()
+    return dict(memo), progress

@@ -15,6 +15,7 @@ from switchboard.workflows.owner_notification import SendOwnerNotificationWorkfl
 from switchboard.workflows.retention import INBOUND_WORKFLOWS
 from switchboard.workflows.send_message import SendMessageWorkflow
 from switchboard.workflows.template_sync import SyncTemplatesWorkflow
+from switchboard.workflows.webhook_recovery import RecoverDeliveriesWorkflow
 
 WORKFLOWS: list[type] = [
     PruneRateLimitCountersWorkflow,
@@ -27,5 +28,6 @@ WORKFLOWS: list[type] = [
     SyncTemplatesWorkflow,
     SendOwnerNotificationWorkflow,
     *WEBHOOK_WORKFLOWS,
+    RecoverDeliveriesWorkflow,
     *INBOUND_WORKFLOWS,
 ]

@@ -9,6 +9,7 @@ from switchboard.activities.notifications import NotificationActivities
 from switchboard.activities.webhooks.config import WebhookConfig, config_from_settings
 from switchboard.activities.webhooks.delivery import WebhookDeliveryActivities
 from switchboard.activities.webhooks.dispatching import WebhookDispatchActivities
+from switchboard.activities.webhooks.recovery import WebhookRecoveryActivities
 
 
 def build_webhook_activities(deps: ActivityDeps, config: WebhookConfig | None = None) -> list[Any]:
@@ -16,6 +17,7 @@ def build_webhook_activities(deps: ActivityDeps, config: WebhookConfig | None = 
     config = config or config_from_settings(deps.settings)
     dispatch = WebhookDispatchActivities(deps, config)
     delivery = WebhookDeliveryActivities(deps, config)
+    recovery = WebhookRecoveryActivities(deps, delivery)
     return [
         dispatch.plan_deliveries,
         dispatch.start_deliveries,
@@ -23,5 +25,7 @@ def build_webhook_activities(deps: ActivityDeps, config: WebhookConfig | None = 
         dispatch.sweep_outbox,
         delivery.attempt_delivery,
         delivery.finish_delivery,
+        recovery.recovery_page,
+        recovery.resend_delivery,
         NotificationActivities(deps).send_owner_notification,
     ]

@@ -120,3 +120,61 @@ class DeliveryReport(BaseModel):
 class SweepResult(BaseModel):
     events: int
     notifications: int
+
+
+class ResendRef(BaseModel):
+    """A delivery to resend and the attempt count it had when chosen (the resend is attempt count + 1)."""
+
+    delivery_id: str
+    attempts: int
+
+
+class RecoveryProgress(BaseModel):
+    """How far a recovery is (the ``progress`` query and the workflow's result)."""
+
+    total: int
+    done: int = 0
+    succeeded: int = 0
+    failed: int = 0
+    completed: bool = False
+
+    @property
+    def pending(self) -> int:
+        return max(self.total - self.done, 0)
+
+
+class RecoveryInput(BaseModel):
+    """What RecoverDeliveries runs on: a webhook's failed deliveries of [since, until), or the given ones.
+
+    ``after`` and ``progress`` carry a run's place into the next one (continue-as-new).
+    """
+
+    recovery_id: str
+    tenant_id: str
+    webhook_id: str
+    since: datetime | None = None
+    until: datetime | None = None
+    deliveries: list[ResendRef] | None = None
+    after: str | None = None
+    progress: RecoveryProgress
+
+
+class RecoveryPageInput(BaseModel):
+    webhook_id: str
+    since: datetime
+    until: datetime
+    after: str | None
+    limit: int
+
+
+class ResendInput(BaseModel):
+    target: ResendRef
+    # Workflow time of the attempt (as AttemptInput.at).
+    at: datetime
+
+
+class ResendResult(BaseModel):
+    """One resend's outcome, and the owner notifications it raised (mailed by the workflow)."""
+
+    outcome: DeliveryOutcome
+    notification_ids: list[str] = []

@@ -1,28 +1,36 @@
-"""The attempt log: a webhook's deliveries and each delivery's attempts (docs/webhooks.md, "The attempt log").
+"""The attempt log, recovery and resend (docs/webhooks.md, "The attempt log" and "Recovering deliveries").
 
-Reads need any key of the tenant. Another tenant's webhook or delivery is a 404.
+Reads need any key of the tenant; recover and resend need the owner or admin role. Another tenant's
+webhook, delivery or recovery is a 404.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
+from pydantic import BaseModel, ConfigDict, Field
 
-from switchboard.api.deps import Caller, Session
+from switchboard.activities.webhooks.types import RecoveryInput, RecoveryProgress, ResendRef
+from switchboard.activities.workflow_starts import read_recovery, start_recovery
+from switchboard.api.deps import Caller, OwnerOrAdmin, Session, State
 from switchboard.api.pagination import Paging, envelope
 from switchboard.api.routing import JsonRoute
 from switchboard.api.time_filters import time_bound
-from switchboard.domain.errors import ValidationFailed
+from switchboard.domain.errors import Conflict, NotFound, ValidationFailed
 from switchboard.domain.events import ALL_EVENT_KINDS
-from switchboard.models.base import iso_millis
-from switchboard.models.events import WebhookAttempt
+from switchboard.models.base import iso_millis, new_id, utcnow
+from switchboard.models.events import WebhookAttempt, WebhookEndpoint
+from switchboard.store.webhooks import recovery
+from switchboard.store.webhooks.deliveries import is_active
 from switchboard.store.webhooks.delivery_log import (
     DeliveryFilters,
     LoggedDelivery,
     delivery_with_attempts,
     list_deliveries,
 )
+from switchboard.store.webhooks.endpoints import get_webhook
 
 # A delivery's statuses: pending while its run retries, then how it settled.
 DELIVERY_STATUSES = ("pending", "succeeded", "failed", "gone", "canceled")
@@ -99,3 +107,113 @@ async def get_webhook_delivery(delivery_id: str, who: Caller, session: Session) 
     """One delivery with every attempt, oldest first."""
     logged, attempts = await delivery_with_attempts(session, who.tenant_id, delivery_id)
     return {**delivery_public(logged), "attempts": [attempt_public(a) for a in attempts]}
+
+
+class RecoverRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    since: str = Field(description="ISO date or datetime: deliveries that ended failed from then on")
+    until: str | None = Field(default=None, description="ISO date or datetime; omitted: now")
+
+
+def _active(webhook: WebhookEndpoint) -> WebhookEndpoint:
+    if not is_active(webhook):
+        raise Conflict(
+            "this webhook is disabled; enable or reactivate it before resending to it",
+            code="WEBHOOK_DISABLED",
+            details={"field": "enabled"},
+        )
+    return webhook
+
+
+def recovery_public(recovery_id: str, memo: dict[str, Any], progress: RecoveryProgress) -> dict[str, Any]:
+    """A recovery as the API shows it."""
+    return {
+        "id": recovery_id,
+        "webhook_id": memo.get("webhook_id"),
+        "since": _iso(memo.get("since")),
+        "until": _iso(memo.get("until")),
+        "delivery_ids": list(memo.get("delivery_ids") or []),
+        "status": "completed" if progress.completed else "running",
+        "total": progress.total,
+        "done": progress.done,
+        "succeeded": progress.succeeded,
+        "failed": progress.failed,
+        "pending": progress.pending,
+    }
+
+
+def _iso(value: Any) -> str | None:
+    return iso_millis(datetime.fromisoformat(value)) if isinstance(value, str) else None
+
+
+async def _start(state: State, recovery_input: RecoveryInput) -> dict[str, Any]:
+    await start_recovery(state.temporal, recovery_input, task_queue=state.settings.temporal_task_queue)
+    memo = {
+        "webhook_id": recovery_input.webhook_id,
+        "since": recovery_input.since.isoformat() if recovery_input.since else None,
+        "until": recovery_input.until.isoformat() if recovery_input.until else None,
+        "delivery_ids": [ref.delivery_id for ref in recovery_input.deliveries or []],
+    }
+    return recovery_public(recovery_input.recovery_id, memo, recovery_input.progress)
+
+
+@router.post("/v1/webhooks/{webhook_id}/recover", status_code=202)
+async def recover_webhook(
+    webhook_id: str, body: RecoverRequest, who: OwnerOrAdmin, session: Session, state: State
+) -> dict[str, Any]:
+    """Resend every delivery of this webhook that ended failed in [since, until), each once."""
+    now = utcnow()
+    since = time_bound(body.since, field="since", end_of_day=False)
+    until = time_bound(body.until, field="until", end_of_day=True) if body.until else now
+    assert since is not None and until is not None
+    until = min(until, now)
+    if since >= until:
+        raise ValidationFailed(
+            "since must be before until (and before now)",
+            code="VALIDATION_FAILED",
+            details={"field": "since", "since": body.since, "until": body.until},
+        )
+    webhook = _active(await get_webhook(session, who.tenant_id, webhook_id))
+    total = await recovery.count_failed(session, webhook.id, since=since, until=until)
+    return await _start(
+        state,
+        RecoveryInput(
+            recovery_id=new_id("rcv", at=now),
+            tenant_id=who.tenant_id,
+            webhook_id=webhook.id,
+            since=since,
+            until=until,
+            progress=RecoveryProgress(total=total),
+        ),
+    )
+
+
+@router.post("/v1/webhook-deliveries/{delivery_id}/resend", status_code=202)
+async def resend_delivery(
+    delivery_id: str, who: OwnerOrAdmin, session: Session, state: State
+) -> dict[str, Any]:
+    """Resend one settled delivery now, under its own delivery_id."""
+    target = await recovery.resend_target(session, who.tenant_id, delivery_id)
+    logged, _ = await delivery_with_attempts(session, who.tenant_id, delivery_id)
+    webhook = _active(await get_webhook(session, who.tenant_id, logged.delivery.webhook_id))
+    return await _start(
+        state,
+        RecoveryInput(
+            recovery_id=new_id("rcv", at=utcnow()),
+            tenant_id=who.tenant_id,
+            webhook_id=webhook.id,
+            deliveries=[ResendRef(delivery_id=target.delivery_id, attempts=target.attempts)],
+            progress=RecoveryProgress(total=1),
+        ),
+    )
+
+
+@router.get("/v1/webhook-recoveries/{recovery_id}")
+async def get_webhook_recovery(recovery_id: str, who: Caller, state: State) -> dict[str, Any]:
+    """A recovery's progress: done, succeeded, failed and pending, and whether it has completed."""
+    found = await read_recovery(state.temporal, tenant_id=who.tenant_id, recovery_id=recovery_id)
+    if found is None:
+        raise NotFound("webhook recovery", recovery_id)
+    memo, progress = found
+    return recovery_public(recovery_id, memo, progress)

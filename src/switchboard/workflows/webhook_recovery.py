@@ -1,0 +1,116 @@
+"""RecoverDeliveries: resend a webhook's failed deliveries of a window (or the ones given), a few at a time.
+
+``POST /v1/webhooks/{id}/recover`` starts one for a window; ``POST /v1/webhook-deliveries/{id}/resend``
+starts one for a single delivery. Each delivery gets one resend (its next attempt, with its own
+``delivery_id`` so receivers deduplicate), at most ``CONCURRENCY`` at once, so a receiver that was down
+is not flooded the moment it is back. The window is read in pages by delivery id (a resend that fails
+again is not picked up again), and a run hands its place to the next after ``PER_RUN`` deliveries
+(continue-as-new), so a window of any size keeps each history small. ``progress`` answers how far it is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from temporalio import workflow
+
+from switchboard.workflows.policies import WEBHOOK_ATTEMPT, WEBHOOK_BOOKKEEPING, WEBHOOK_NOTIFY
+
+with workflow.unsafe.imports_passed_through():
+    from temporalio.exceptions import ActivityError
+
+    from switchboard.activities.notifications import NotificationActivities
+    from switchboard.activities.webhooks.recovery import WebhookRecoveryActivities
+    from switchboard.activities.webhooks.types import (
+        DeliveryOutcome,
+        RecoveryInput,
+        RecoveryPageInput,
+        RecoveryProgress,
+        ResendInput,
+        ResendRef,
+    )
+    from switchboard.activities.workflow_starts import RECOVERY_WORKFLOW
+
+# Resends in flight at once: a recovering receiver sees a steady trickle, not the whole backlog.
+CONCURRENCY = 8
+PAGE = 200
+# Deliveries one run resends before it continues as new (about 4 history events each).
+PER_RUN = 1000
+
+
+@workflow.defn(name=RECOVERY_WORKFLOW)
+class RecoverDeliveriesWorkflow:
+    """Resends each chosen delivery once and counts the outcomes."""
+
+    def __init__(self) -> None:
+        self._progress = RecoveryProgress(total=0)
+
+    @workflow.query
+    def progress(self) -> RecoveryProgress:
+        return self._progress
+
+    @workflow.run
+    async def run(self, request: RecoveryInput) -> RecoveryProgress:
+        self._progress = request.progress.model_copy()
+        if request.deliveries is not None:
+            await self._resend_all(request.deliveries)
+            return self._finish()
+        assert request.since is not None and request.until is not None  # the API sets both for a window
+        after, resent = request.after, 0
+        while True:
+            page: list[ResendRef] = await workflow.execute_activity_method(
+                WebhookRecoveryActivities.recovery_page,
+                RecoveryPageInput(
+                    webhook_id=request.webhook_id,
+                    since=request.since,
+                    until=request.until,
+                    after=after,
+                    limit=PAGE,
+                ),
+                **WEBHOOK_BOOKKEEPING,
+            )
+            if not page:
+                return self._finish()
+            await self._resend_all(page)
+            after, resent = page[-1].delivery_id, resent + len(page)
+            if resent >= PER_RUN:
+                workflow.continue_as_new(
+                    request.model_copy(update={"after": after, "progress": self._progress})
+                )
+
+    def _finish(self) -> RecoveryProgress:
+        # The window's count was taken when the recovery started; what it found is what it did.
+        self._progress.total = max(self._progress.total, self._progress.done)
+        self._progress.completed = True
+        return self._progress
+
+    async def _resend_all(self, targets: list[ResendRef]) -> None:
+        slots = asyncio.Semaphore(CONCURRENCY)
+
+        async def resend(target: ResendRef) -> None:
+            async with slots:
+                result = await workflow.execute_activity_method(
+                    WebhookRecoveryActivities.resend_delivery,
+                    ResendInput(target=target, at=workflow.now()),
+                    **WEBHOOK_ATTEMPT,
+                )
+            self._progress.done += 1
+            if result.outcome is DeliveryOutcome.SUCCEEDED:
+                self._progress.succeeded += 1
+            else:
+                self._progress.failed += 1
+            await self._notify(result.notification_ids)
+
+        await asyncio.gather(*(resend(target) for target in targets))
+
+    async def _notify(self, notification_ids: list[str]) -> None:
+        for notification_id in notification_ids:
+            try:
+                await workflow.execute_activity_method(
+                    NotificationActivities.send_owner_notification, notification_id, **WEBHOOK_NOTIFY
+                )
+            except ActivityError:
+                # The row stays pending; the outbox sweeper mails it later.
+                workflow.logger.warning(
+                    "owner notification left to the sweeper", extra={"id": notification_id}
+                )
