@@ -248,6 +248,46 @@ class SwitchboardClient:
         body = {} if overlap_seconds is None else {"overlap_seconds": overlap_seconds}
         return cast(CreatedWebhook, await self._request("POST", path, json=body))
 
+    async def list_webhook_deliveries(
+        self,
+        webhook_id: str,
+        *,
+        status: str | None = None,
+        event: str | None = None,
+        since: str | None = None,
+        page: int = 1,
+        per_page: int = 20,
+    ) -> Page[dict[str, Any]]:
+        """One page of GET /v1/webhooks/{id}/deliveries (the attempt log), newest first."""
+        path = f"/v1/webhooks/{_segment(webhook_id)}/deliveries"
+        filters = {"status": status, "event": event, "since": since}
+        return await self._page(path, filters, page=page, per_page=per_page)
+
+    async def get_webhook_delivery(self, delivery_id: str) -> dict[str, Any]:
+        """GET /v1/webhook-deliveries/{id}: one delivery with every attempt."""
+        return cast(
+            dict[str, Any], await self._request("GET", f"/v1/webhook-deliveries/{_segment(delivery_id)}")
+        )
+
+    async def recover_webhook(
+        self, webhook_id: str, *, since: str, until: str | None = None
+    ) -> dict[str, Any]:
+        """POST /v1/webhooks/{id}/recover: resend every delivery that ended failed in [since, until)."""
+        body = {"since": since} if until is None else {"since": since, "until": until}
+        path = f"/v1/webhooks/{_segment(webhook_id)}/recover"
+        return cast(dict[str, Any], await self._request("POST", path, json=body))
+
+    async def resend_webhook_delivery(self, delivery_id: str) -> dict[str, Any]:
+        """POST /v1/webhook-deliveries/{id}/resend: send one settled delivery again, under its own id."""
+        path = f"/v1/webhook-deliveries/{_segment(delivery_id)}/resend"
+        return cast(dict[str, Any], await self._request("POST", path))
+
+    async def get_webhook_recovery(self, recovery_id: str) -> dict[str, Any]:
+        """GET /v1/webhook-recoveries/{id}: a recovery's progress."""
+        return cast(
+            dict[str, Any], await self._request("GET", f"/v1/webhook-recoveries/{_segment(recovery_id)}")
+        )
+
     async def test_webhook(self, webhook_id: str) -> WebhookTestDispatch:
         """POST /v1/webhooks/{id}/test: dispatch a ``webhook.test`` event to this webhook."""
         path = f"/v1/webhooks/{_segment(webhook_id)}/test"

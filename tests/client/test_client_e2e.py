@@ -150,6 +150,13 @@ async def test_webhooks_are_created_listed_rotated_and_deleted(api_url, live_ten
         assert rotated["secret"].startswith("whsec_") and rotated["secret"] != created["secret"]
         assert rotated["previous_secret_expires_at"] is not None
         assert (await client.rotate_webhook_secret(created["id"]))["secret"] != rotated["secret"]
+        assert (await client.list_webhook_deliveries(created["id"], status="failed")).data == []
+        recovery = await client.recover_webhook(created["id"], since="2026-01-01")
+        assert (recovery["webhook_id"], recovery["total"]) == (created["id"], 0)
+        assert (await client.get_webhook_recovery(recovery["id"]))["id"] == recovery["id"]
+        with pytest.raises(SwitchboardError) as unknown:
+            await client.get_webhook_delivery("dlv_unknown")
+        assert unknown.value.status_code == 404
         await client.delete_webhook(created["id"])
         assert (await client.list_webhooks()).data == []
         with pytest.raises(SwitchboardError) as caught:

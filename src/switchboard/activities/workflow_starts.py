@@ -14,7 +14,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
-from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
+from temporalio.client import Client, WorkflowHandle
 from temporalio.common import (
     SearchAttributeKey,
     SearchAttributePair,
@@ -30,7 +30,7 @@ from switchboard.models.send import SendInput, SendReport
 from switchboard.store.events import awaiting_dispatch
 
 if TYPE_CHECKING:
-    from switchboard.activities.webhooks.types import DeliveryInput, RecoveryInput, RecoveryProgress
+    from switchboard.activities.webhooks.types import DeliveryInput, RecoveryInput
 
 # The loggers these starts always logged under (operators filter on them): the outbox, agent timers.
 log = logging.getLogger("switchboard.events")
@@ -307,40 +307,31 @@ async def wake_timers_or_log(client: Client, *, tenant_id: str, thread_id: str, 
 
 
 async def start_recovery(client: Client, recovery: RecoveryInput, *, task_queue: str) -> None:
-    """Start a recovery (or a single resend) under its own id; the tenant rides in the memo, so
-    ``read_recovery`` can refuse another tenant's without a database row."""
+    """Start a recovery (or a single resend) under its own id, its terms and progress in the memo."""
+    from switchboard.activities.webhooks.types import recovery_memo
+
     await client.start_workflow(
         RECOVERY_WORKFLOW,
         recovery,
         id=recovery_workflow_id(recovery.recovery_id),
         task_queue=task_queue,
-        memo={
-            "tenant_id": recovery.tenant_id,
-            "webhook_id": recovery.webhook_id,
-            "since": recovery.since.isoformat() if recovery.since else None,
-            "until": recovery.until.isoformat() if recovery.until else None,
-            "delivery_ids": [ref.delivery_id for ref in recovery.deliveries or []],
-        },
+        memo=recovery_memo(recovery, recovery.progress),
     )
 
 
 async def read_recovery(
     client: Client, *, tenant_id: str, recovery_id: str
-) -> tuple[dict[str, Any], RecoveryProgress] | None:
-    """A recovery's memo and progress: queried while it runs, its result once done (None: not the
-    tenant's, unknown, or past the namespace's retention)."""
-    from switchboard.activities.webhooks.types import RecoveryProgress
-
-    handle = client.get_workflow_handle(recovery_workflow_id(recovery_id), result_type=RecoveryProgress)
+) -> tuple[dict[str, Any], str] | None:
+    """A recovery's memo (its terms and progress, kept current by the workflow) and its workflow's
+    status name; None when unknown, another tenant's, or past the namespace's retention. Reads no
+    worker: the answer comes from the server alone."""
+    handle = client.get_workflow_handle(recovery_workflow_id(recovery_id))
     try:
         description = await handle.describe()
     except RPCError:
         return None
-    memo = await description.memo()
+    memo = dict(await description.memo())
     if memo.get("tenant_id") != tenant_id:
         return None
-    if description.status == WorkflowExecutionStatus.RUNNING:
-        progress = await handle.query("progress", result_type=RecoveryProgress)
-    else:
-        progress = await handle.result()
-    return dict(memo), progress
+    status = description.status.name.lower() if description.status else "running"
+    return memo, status

@@ -5,7 +5,9 @@ starts one for a single delivery. Each delivery gets one resend (its next attemp
 ``delivery_id`` so receivers deduplicate), at most ``CONCURRENCY`` at once, so a receiver that was down
 is not flooded the moment it is back. The window is read in pages by delivery id (a resend that fails
 again is not picked up again), and a run hands its place to the next after ``PER_RUN`` deliveries
-(continue-as-new), so a window of any size keeps each history small. ``progress`` answers how far it is.
+(continue-as-new), so a window of any size keeps each history small. Its progress is kept in its memo
+after every ``CONCURRENCY`` resends (the API reads it from the server, with no worker needed) and
+answered by the ``progress`` query.
 """
 
 from __future__ import annotations
@@ -28,10 +30,11 @@ with workflow.unsafe.imports_passed_through():
         RecoveryProgress,
         ResendInput,
         ResendRef,
+        recovery_memo,
     )
     from switchboard.activities.workflow_starts import RECOVERY_WORKFLOW
 
-# Resends in flight at once: a recovering receiver sees a steady trickle, not the whole backlog.
+# Resends in flight at once: a recovering receiver sees a few at a time, not the whole backlog.
 CONCURRENCY = 8
 PAGE = 200
 # Deliveries one run resends before it continues as new (about 4 history events each).
@@ -74,34 +77,38 @@ class RecoverDeliveriesWorkflow:
             await self._resend_all(page)
             after, resent = page[-1].delivery_id, resent + len(page)
             if resent >= PER_RUN:
-                workflow.continue_as_new(
-                    request.model_copy(update={"after": after, "progress": self._progress})
-                )
+                following = request.model_copy(update={"after": after, "progress": self._progress})
+                workflow.continue_as_new(following, memo=recovery_memo(following, self._progress))
 
     def _finish(self) -> RecoveryProgress:
         # The window's count was taken when the recovery started; what it found is what it did.
         self._progress.total = max(self._progress.total, self._progress.done)
         self._progress.completed = True
+        self._publish()
         return self._progress
 
+    def _publish(self) -> None:
+        workflow.upsert_memo({"progress": self._progress.model_dump()})
+
     async def _resend_all(self, targets: list[ResendRef]) -> None:
-        slots = asyncio.Semaphore(CONCURRENCY)
+        """CONCURRENCY resends at a time; the progress is published after each group."""
+        for start in range(0, len(targets), CONCURRENCY):
+            group = targets[start : start + CONCURRENCY]
+            await asyncio.gather(*(self._resend(target) for target in group))
+            self._publish()
 
-        async def resend(target: ResendRef) -> None:
-            async with slots:
-                result = await workflow.execute_activity_method(
-                    WebhookRecoveryActivities.resend_delivery,
-                    ResendInput(target=target, at=workflow.now()),
-                    **WEBHOOK_ATTEMPT,
-                )
-            self._progress.done += 1
-            if result.outcome is DeliveryOutcome.SUCCEEDED:
-                self._progress.succeeded += 1
-            else:
-                self._progress.failed += 1
-            await self._notify(result.notification_ids)
-
-        await asyncio.gather(*(resend(target) for target in targets))
+    async def _resend(self, target: ResendRef) -> None:
+        result = await workflow.execute_activity_method(
+            WebhookRecoveryActivities.resend_delivery,
+            ResendInput(target=target, at=workflow.now()),
+            **WEBHOOK_ATTEMPT,
+        )
+        self._progress.done += 1
+        if result.outcome is DeliveryOutcome.SUCCEEDED:
+            self._progress.succeeded += 1
+        else:
+            self._progress.failed += 1
+        await self._notify(result.notification_ids)
 
     async def _notify(self, notification_ids: list[str]) -> None:
         for notification_id in notification_ids:

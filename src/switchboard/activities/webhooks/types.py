@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -157,6 +158,19 @@ class RecoveryInput(BaseModel):
     deliveries: list[ResendRef] | None = None
     after: str | None = None
     progress: RecoveryProgress
+
+
+def recovery_memo(recovery: RecoveryInput, progress: RecoveryProgress) -> dict[str, Any]:
+    """What a recovery's workflow carries in its memo, so the API reads it without a worker: its
+    tenant (another tenant's is a 404), its terms, and its progress (updated as it goes)."""
+    return {
+        "tenant_id": recovery.tenant_id,
+        "webhook_id": recovery.webhook_id,
+        "since": recovery.since.isoformat() if recovery.since else None,
+        "until": recovery.until.isoformat() if recovery.until else None,
+        "delivery_ids": [ref.delivery_id for ref in recovery.deliveries or []],
+        "progress": progress.model_dump(),
+    }
 
 
 class RecoveryPageInput(BaseModel):

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
 
-from switchboard.activities.webhooks.types import RecoveryInput, RecoveryProgress, ResendRef
+from switchboard.activities.webhooks.types import RecoveryInput, RecoveryProgress, ResendRef, recovery_memo
 from switchboard.activities.workflow_starts import read_recovery, start_recovery
 from switchboard.api.deps import Caller, OwnerOrAdmin, Session, State
 from switchboard.api.pagination import Paging, envelope
@@ -126,15 +126,19 @@ def _active(webhook: WebhookEndpoint) -> WebhookEndpoint:
     return webhook
 
 
-def recovery_public(recovery_id: str, memo: dict[str, Any], progress: RecoveryProgress) -> dict[str, Any]:
-    """A recovery as the API shows it."""
+def recovery_public(recovery_id: str, memo: dict[str, Any], status: str) -> dict[str, Any]:
+    """A recovery as the API shows it: its terms and progress from the workflow's memo.
+
+    ``status``: running, completed, or failed (the workflow failed or was stopped by an operator).
+    """
+    progress = RecoveryProgress.model_validate(memo.get("progress") or {"total": 0})
     return {
         "id": recovery_id,
         "webhook_id": memo.get("webhook_id"),
         "since": _iso(memo.get("since")),
         "until": _iso(memo.get("until")),
         "delivery_ids": list(memo.get("delivery_ids") or []),
-        "status": "completed" if progress.completed else "running",
+        "status": status if status in ("running", "completed") else "failed",
         "total": progress.total,
         "done": progress.done,
         "succeeded": progress.succeeded,
@@ -149,13 +153,8 @@ def _iso(value: Any) -> str | None:
 
 async def _start(state: State, recovery_input: RecoveryInput) -> dict[str, Any]:
     await start_recovery(state.temporal, recovery_input, task_queue=state.settings.temporal_task_queue)
-    memo = {
-        "webhook_id": recovery_input.webhook_id,
-        "since": recovery_input.since.isoformat() if recovery_input.since else None,
-        "until": recovery_input.until.isoformat() if recovery_input.until else None,
-        "delivery_ids": [ref.delivery_id for ref in recovery_input.deliveries or []],
-    }
-    return recovery_public(recovery_input.recovery_id, memo, recovery_input.progress)
+    memo = recovery_memo(recovery_input, recovery_input.progress)
+    return recovery_public(recovery_input.recovery_id, memo, "running")
 
 
 @router.post("/v1/webhooks/{webhook_id}/recover", status_code=202)
@@ -215,5 +214,5 @@ async def get_webhook_recovery(recovery_id: str, who: Caller, state: State) -> d
     found = await read_recovery(state.temporal, tenant_id=who.tenant_id, recovery_id=recovery_id)
     if found is None:
         raise NotFound("webhook recovery", recovery_id)
-    memo, progress = found
-    return recovery_public(recovery_id, memo, progress)
+    memo, status = found
+    return recovery_public(recovery_id, memo, status)
