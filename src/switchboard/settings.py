@@ -149,6 +149,7 @@ class Settings(BaseSettings):
     webhook_auto_disable_after_seconds: float | None = Field(default=None, gt=0)
     webhook_auto_disable_min_exhausted: int | None = Field(default=None, ge=1)
     webhook_auto_disable_min_failure_span_seconds: float | None = Field(default=None, ge=0)
+    webhook_auto_disable_warning_seconds: float | None = Field(default=None, ge=0)
     webhook_healthy_above: float | None = Field(default=None, ge=0, le=1)
     webhook_failing_below: float | None = Field(default=None, ge=0, le=1)
     webhook_degraded_notify_interval_seconds: float | None = Field(default=None, ge=0)

@@ -10,6 +10,7 @@ from switchboard.domain.webhook_policy import (
     DEFAULT_POLICY,
     NOTIFICATION_SEVERITY,
     AttemptOutcome,
+    DisableStep,
     HealthFigures,
     HealthStatus,
     WebhookPolicy,
@@ -17,6 +18,7 @@ from switchboard.domain.webhook_policy import (
     health_status,
     is_success,
     jittered,
+    next_disable_step,
     next_retry_delay,
     owner_notifications,
     parse_retry_after,
@@ -309,3 +311,23 @@ def test_the_two_band_notices_are_rate_limited_apart() -> None:
 def test_failing_is_critical_and_degraded_a_warning() -> None:
     assert NOTIFICATION_SEVERITY["webhook.failing"] == "critical"
     assert NOTIFICATION_SEVERITY["webhook.degraded"] == "warning"
+
+
+@pytest.mark.parametrize(
+    ("warned_ago", "step"),
+    [
+        (None, DisableStep.WARN),
+        (timedelta(0), DisableStep.WAIT),
+        (timedelta(hours=23, minutes=59), DisableStep.WAIT),
+        (timedelta(hours=24), DisableStep.DISABLE),
+        (timedelta(days=3), DisableStep.DISABLE),
+    ],
+)
+def test_a_webhook_is_disabled_only_a_day_after_its_owner_was_warned(warned_ago, step):
+    now = datetime(2026, 12, 7, 12, 0, tzinfo=UTC)
+    warned_at = None if warned_ago is None else now - warned_ago
+    assert next_disable_step(warned_at=warned_at, now=now) is step
+    short = WebhookPolicy(auto_disable_warning=timedelta(0))
+    assert next_disable_step(warned_at=warned_at, now=now, policy=short) is (
+        DisableStep.WARN if warned_ago is None else DisableStep.DISABLE
+    )

@@ -101,7 +101,10 @@ WINDOW = WebhookConfig(
         auto_disable_after=timedelta(hours=2),
         auto_disable_min_exhausted=2,
         auto_disable_min_failure_span=timedelta(hours=1),
-    )
+        auto_disable_warning=timedelta(hours=1),
+    ),
+    # A quiet endpoint: too few attempts a day for a health alert to warn its owner.
+    alert_min_attempts=1_000,
 )
 
 
@@ -114,13 +117,25 @@ async def test_auto_disable_after_the_window_then_reactivation(harness, time_ski
             assert (early.outcome, early.auto_disabled) == ("failed", False)
         assert (await h.db.webhook(webhook["id"])).exhausted_since_success == 2
         await time_skipping_env.sleep(timedelta(hours=3))
+        # The rule is met, but the owner had no warning (too few attempts for a health alert): warned now.
+        warned = await h.deliver()
+        assert (warned.outcome, warned.auto_disabled) == ("failed", False)
+        [warning] = await h.db.notifications("webhook.failing")
+        assert "will be disabled automatically from" in warning.body
+        assert (await h.db.webhook(webhook["id"])).auto_disabled_at is None
+        # Within the warning's lead nothing changes; after it, the next exhausted delivery disables.
+        await time_skipping_env.sleep(timedelta(minutes=30))
+        assert (await h.deliver()).auto_disabled is False
+        await time_skipping_env.sleep(timedelta(minutes=40))
         late = await h.deliver()
         assert (late.outcome, late.auto_disabled) == ("failed", True)
         stored = await h.db.webhook(webhook["id"])
         assert stored.auto_disabled_at is not None and stored.auto_disabled_reason.startswith(
             "no successful delivery"
         )
-        assert len(await h.db.notifications("webhook.disabled_auto")) == 1
+        [disabled] = await h.db.notifications("webhook.disabled_auto")
+        assert f"/v1/webhooks/{webhook['id']}/recover" in disabled.body
+        assert len(await h.db.notifications("webhook.failing")) == 1
         shown = (await h.api.get(f"/v1/webhooks/{webhook['id']}", headers=h.tenant.headers())).json()
         assert shown["auto_disabled_at"] is not None
         missed = await h.event()

@@ -55,6 +55,8 @@ class WebhookPolicy:
     healthy_above: float = 0.50
     failing_below: float = 0.10
     degraded_notify_interval: timedelta = timedelta(hours=24)
+    # The least time between the owner's warning of a failing spell and its auto-disable.
+    auto_disable_warning: timedelta = timedelta(hours=24)
 
     @property
     def max_attempts(self) -> int:
@@ -148,6 +150,29 @@ def should_auto_disable(
         and exhausted_since_success >= policy.auto_disable_min_exhausted
         and last_failure_at - failing_since >= policy.auto_disable_min_failure_span
     )
+
+
+class DisableStep(StrEnum):
+    """What a webhook that meets the auto-disable rule gets now (``next_disable_step``)."""
+
+    WARN = "warn"
+    WAIT = "wait"
+    DISABLE = "disable"
+
+
+def next_disable_step(
+    *, warned_at: datetime | None, now: datetime, policy: WebhookPolicy = DEFAULT_POLICY
+) -> DisableStep:
+    """Warn before disabling: a webhook is auto-disabled only ``auto_disable_warning`` after its owner
+    was warned of this failing spell (``warned_at``: the latest degraded or failing notice since it
+    began). Unwarned, the owner is warned now; warned too recently, it waits for a later exhausted
+    delivery. Health notices need a minimum of attempts a day, so a quiet endpoint can reach the
+    disable rule without one."""
+    if warned_at is None:
+        return DisableStep.WARN
+    if now - warned_at < policy.auto_disable_warning:
+        return DisableStep.WAIT
+    return DisableStep.DISABLE
 
 
 class HealthStatus(StrEnum):

@@ -66,6 +66,7 @@ def config_from_settings(settings: Settings) -> WebhookConfig:
         "healthy_above": (settings.webhook_healthy_above, float),
         "failing_below": (settings.webhook_failing_below, float),
         "degraded_notify_interval": (settings.webhook_degraded_notify_interval_seconds, _seconds),
+        "auto_disable_warning": (settings.webhook_auto_disable_warning_seconds, _seconds),
     }
     config: dict[str, tuple[Any, Callable[[Any], Any]]] = {
         "alert_min_attempts": (settings.webhook_alert_min_attempts, int),

@@ -29,8 +29,10 @@ from switchboard.domain.webhook_policy import (
     NOTIFY_DEGRADED,
     NOTIFY_DISABLED_AUTO,
     NOTIFY_FAILING,
+    DisableStep,
     HealthStatus,
     is_success,
+    next_disable_step,
     owner_notifications,
     parse_retry_after,
     should_auto_disable,
@@ -218,6 +220,27 @@ class WebhookDeliveryActivities:
             )
         return ids
 
+    async def _warn_before_disabling(
+        self, session: AsyncSession, webhook: WebhookEndpoint, at: datetime
+    ) -> list[str]:
+        """The owner's warning of a failing spell that meets the disable rule: a webhook.failing notice
+        naming when the disable comes (not before ``auto_disable_warning``) unless a delivery succeeds."""
+        assert webhook.failing_since is not None
+        disable_from = at + self._config.policy.auto_disable_warning
+        note = await notifications.record_notification(
+            session,
+            webhook,
+            kind=NOTIFY_FAILING,
+            at=at,
+            transition_key=f"{NOTIFY_FAILING}:{webhook.id}:before-disable:{iso_millis(webhook.failing_since)}",
+            detail=(
+                f"no successful delivery since {iso_millis(webhook.failing_since)}; it will be disabled "
+                f"automatically from {iso_millis(disable_from)} unless a delivery succeeds before then"
+            ),
+        )
+        log.warning("webhook warned before auto-disable", extra={"webhook_id": webhook.id})
+        return [note] if note else []
+
     @activity.defn(name="webhooks.finish_delivery")
     async def finish_delivery(self, request: FinishInput) -> FinishResult:
         """Settle the delivery; auto-disable on 410 or when the failure window has passed."""
@@ -247,7 +270,16 @@ class WebhookDeliveryActivities:
                         policy=policy,
                     )
                 ):
-                    reason = f"no successful delivery since {iso_millis(webhook.failing_since)}"
+                    warned_at = await notifications.last_warned_at(
+                        session, webhook.id, since=webhook.failing_since
+                    )
+                    step = next_disable_step(warned_at=warned_at, now=request.at, policy=policy)
+                    if step is DisableStep.WARN:
+                        return FinishResult(
+                            notification_ids=await self._warn_before_disabling(session, webhook, request.at)
+                        )
+                    if step is DisableStep.DISABLE:
+                        reason = f"no successful delivery since {iso_millis(webhook.failing_since)}"
             disabled = reason and await deliveries.auto_disable(
                 session, delivery.webhook_id, reason=reason, at=request.at
             )

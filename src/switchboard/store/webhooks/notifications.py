@@ -42,7 +42,10 @@ _SUBJECTS = {
 _LEADS = {
     NOTIFY_DISABLED_AUTO: (
         "Deliveries to this webhook kept failing, so it was disabled automatically. Events raised while "
-        "it is disabled are not delivered later. Fix the endpoint, then POST /v1/webhooks/{id}/reactivate."
+        "it is disabled are not delivered later. To recover: fix the endpoint, POST "
+        "/v1/webhooks/{id}/reactivate, then POST /v1/webhooks/{id}/recover with since set to when it "
+        "started failing (see Detail) to resend the deliveries that failed meanwhile; "
+        "GET /v1/webhooks/{id}/deliveries?status=failed lists them."
     ),
     NOTIFY_DEGRADED: (
         "Only 10 to 50 percent of the deliveries to this webhook succeeded over the last 24 hours. Failed "
@@ -104,6 +107,21 @@ async def record_notification(
         )
         .on_conflict_do_nothing(index_elements=[_table.c.transition_key])
         .returning(_table.c.id)
+    )
+    return (await session.execute(stmt)).scalar()
+
+
+async def last_warned_at(session: AsyncSession, webhook_id: str, *, since: datetime) -> datetime | None:
+    """The latest degraded or failing notice of this webhook's owner at or after ``since``."""
+    stmt = (
+        select(OwnerNotification.created_at)
+        .where(
+            OwnerNotification.webhook_id == webhook_id,
+            col(OwnerNotification.kind).in_([NOTIFY_DEGRADED, NOTIFY_FAILING]),
+            col(OwnerNotification.created_at) >= since,
+        )
+        .order_by(col(OwnerNotification.created_at).desc())
+        .limit(1)
     )
     return (await session.execute(stmt)).scalar()
 
