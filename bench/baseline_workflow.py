@@ -17,3 +17,23 @@ class OneActivity:
     @workflow.run
     async def run(self, value: int) -> int:
         return await workflow.execute_activity(noop, value, start_to_close_timeout=timedelta(seconds=10))
+
+
+@workflow.defn(name="BenchFanOut")
+class FanOut:
+    """The baseline of the recovery bench: one workflow running ``count`` no-op activities ``group`` at a time,
+    the shape of a recovery (one workflow, bounded concurrency) with nothing in the activities."""
+
+    @workflow.run
+    async def run(self, count: int, group: int) -> int:
+        done = 0
+        for start in range(0, count, group):
+            size = min(group, count - start)
+            results = [
+                workflow.execute_activity(noop, start + i, start_to_close_timeout=timedelta(seconds=10))
+                for i in range(size)
+            ]
+            for result in results:
+                await result
+                done += 1
+        return done
