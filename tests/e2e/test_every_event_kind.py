@@ -235,6 +235,13 @@ async def test_every_event_kind_is_delivered_signed_to_its_tenant_only(
     (tested,) = got[WEBHOOK_TEST]
     assert (tested["delivery_id"], tested["webhook_id"]) == (test_delivery, webhook["id"])
 
+    # Every event about the conversation is numbered, from 1, without gap or repeat; others are not.
+    about = [b for b in bodies if b.get("conversation", {}).get("id") == created["conversation"]["id"]]
+    numbers = sorted(b["conversation_sequence"] for b in about)
+    assert numbers == list(range(1, len(about) + 1)) and len(about) >= 8, numbers
+    assert (created["conversation_sequence"], first["conversation_sequence"]) == (1, 2)
+    assert all("conversation_sequence" not in b for b in bodies if "conversation" not in b)
+
     # The other tenant's webhook works (its own test arrives) yet got none of the events above.
     await dispatch_test_event(app_client, other_tenant, other_webhook["id"])
     (only,) = await wait_until(endpoint, "/other", lambda kinds: WEBHOOK_TEST in kinds)

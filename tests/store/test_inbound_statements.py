@@ -9,7 +9,8 @@ message does look its conversation up. On PostgreSQL a user message's number
 read, ledger claim and its tenant's webhooks are one statement (``with claim``), and so are its
 contact's lookup and, for a new user, INSERT (``with found``), and a new
 conversation's INSERT, the filing of its contact's unfiled sends and the
-message's INSERT (``with conversation``).
+message's INSERT (``with conversation``). Numbering the item's events takes one UPDATE of
+their conversation's counter (``store/events.py``, ``conversation_sequence``).
 """
 
 from __future__ import annotations
@@ -82,8 +83,8 @@ async def test_a_new_users_message_and_a_returning_users(app_client, tenant, set
     outcome, first = await _apply(settings, "wamid.first", from_phone="16505550001")
     assert outcome.result == store.APPLIED
     assert first["select conversations"] == 0
-    # Inserted already pointing at its first message: no UPDATE after the message's INSERT.
-    assert first["update conversations"] == 0
+    # Inserted already pointing at its first message: the one UPDATE numbers its two events.
+    assert first["update conversations"] == 1
     assert first["select events"] == 0
     # conversation.created and channel.message.received, in one INSERT.
     assert first["insert events"] == 1
@@ -100,31 +101,32 @@ async def test_a_new_users_message_and_a_returning_users(app_client, tenant, set
         assert first["select webhook_endpoints"] == 0
         assert first["select contacts"] == first["insert contacts"] == 0
         assert first["insert conversations"] == first["update messages"] == first["insert messages"] == 0
-        assert sum(first.values()) == 5
+        assert sum(first.values()) == 6
     else:
         assert first["select webhook_endpoints"] == 1
         assert first["select phone_numbers"] == first["insert inbound_items"] == 1
         assert first["select contacts"] == first["insert contacts"] == 1
         assert first["insert conversations"] == first["update messages"] == first["insert messages"] == 1
-        assert sum(first.values()) == 10
+        assert sum(first.values()) == 11
 
     outcome, again = await _apply(settings, "wamid.again", from_phone="16505550001")
     assert outcome.result == store.APPLIED
     assert again["select conversations"] == 1
     assert again["insert conversations"] == 0
     assert again["insert events"] == 1
-    assert again["update conversations"] == 1
+    # Its last message (the ORM's flush), then its event's number.
+    assert again["update conversations"] == 2
     assert again["select agent_bindings"] == 0
     assert again["select messages"] == 0
     if postgres:
         # The contact is found: the statement's INSERT adds no row.
         assert again["with claim"] == 1 and again["with found"] == 1
         assert again["insert contacts"] == again["select webhook_endpoints"] == 0
-        assert sum(again.values()) == 7
+        assert sum(again.values()) == 8
     else:
         assert again["select webhook_endpoints"] == 1
         assert again["select contacts"] == 1 and again["insert contacts"] == 0
-        assert sum(again.values()) == 9
+        assert sum(again.values()) == 10
 
 
 async def test_a_tenant_with_an_agent_reads_its_bindings_and_records_the_turn(app_client, tenant, settings):

@@ -63,6 +63,9 @@ class Conversation(SQLModel, table=True):
     unread_count: int = 0
     created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime)
     updated_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime)
+    # The last number given to an event about this conversation (migration 0009): each event's
+    # conversation_sequence, so a receiver can reorder the conversation's events and see gaps.
+    event_sequence: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
 class Message(SQLModel, table=True):

@@ -12,14 +12,15 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import bindparam, insert, update
 from sqlalchemy import event as sa_event
-from sqlalchemy import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 from sqlmodel import col, select
 
 from switchboard.domain.events import WEBHOOK_TEST
 from switchboard.models.events import Event
+from switchboard.models.messaging import Conversation
 from switchboard.store.webhooks.active import active_webhooks
 
 # session.info keys: the events this session recorded, by id (for the dispatch planned before the
@@ -29,6 +30,16 @@ _UNWRITTEN = "switchboard.unwritten_events"
 
 # Built once: every event runs it.
 _INSERT_EVENTS = insert(Event.__table__)  # type: ignore[attr-defined]
+# The envelope field that numbers a conversation's events (docs/webhooks.md, "Order").
+SEQUENCE_FIELD = "conversation_sequence"
+_conversations = Conversation.__table__  # type: ignore[attr-defined]
+# Takes ``count`` numbers from a conversation's counter; answers the last one taken.
+_TAKE_SEQUENCES = (
+    update(_conversations)
+    .where(_conversations.c.id == bindparam("conversation_id"))
+    .values(event_sequence=_conversations.c.event_sequence + bindparam("count"))
+    .returning(_conversations.c.event_sequence)
+)
 
 
 async def record_event(
@@ -71,26 +82,64 @@ async def record_event(
 
 async def write_recorded_events(session: AsyncSession) -> None:
     """Insert the events recorded with ``flush=False`` and not written yet, in one statement."""
-    rows = _take_unwritten(session.info)
-    if rows:
-        await session.execute(_INSERT_EVENTS, rows)
+    events = _take_unwritten(session.info)
+    if events:
+        for conversation_id, members in _by_conversation(events):
+            last = (await session.execute(_TAKE_SEQUENCES, _take(conversation_id, members))).scalar()
+            _number(members, last)
+        await session.execute(_INSERT_EVENTS, [event.model_dump() for event in events])
 
 
-def _take_unwritten(info: dict[str, Any]) -> list[dict[str, Any]]:
-    """The waiting events' rows (every column, from the model), no longer waiting."""
+def _take_unwritten(info: dict[str, Any]) -> list[Event]:
+    """The waiting events, no longer waiting."""
     events: list[Event] = info.pop(_UNWRITTEN, None) or []
-    return [event.model_dump() for event in events]
+    return events
+
+
+def conversation_of(payload: dict[str, Any]) -> str | None:
+    """The conversation an event is about: its conversation object's id, or an agent event's."""
+    for holder, key in (("conversation", "id"), ("agent_event", "conversation_id")):
+        part = payload.get(holder)
+        if isinstance(part, dict) and isinstance(part.get(key), str):
+            return str(part[key])
+    return None
+
+
+def _by_conversation(events: list[Event]) -> list[tuple[str, list[Event]]]:
+    """The events about each conversation, in recording order; conversations in id order, so two
+    transactions that number events of the same conversations lock their rows in one order."""
+    groups: dict[str, list[Event]] = {}
+    for event in events:
+        conversation_id = conversation_of(event.payload)
+        if conversation_id is not None:
+            groups.setdefault(conversation_id, []).append(event)
+    return sorted(groups.items())
+
+
+def _take(conversation_id: str, members: list[Event]) -> dict[str, Any]:
+    return {"conversation_id": conversation_id, "count": len(members)}
+
+
+def _number(members: list[Event], last: int | None) -> None:
+    """Give the events the numbers just taken (none when the conversation is gone)."""
+    if last is None:
+        return
+    first = int(last) - len(members) + 1
+    for offset, event in enumerate(members):
+        event.payload[SEQUENCE_FIELD] = first + offset
 
 
 @sa_event.listens_for(Session, "before_commit")
 def _write_before_commit(session: Session) -> None:
     """A row recorded with ``flush=False`` and not written since goes in with the commit, never lost.
 
-    The AsyncSession's commit runs the sync session's in a greenlet, so the statement runs here.
+    The AsyncSession's commit runs the sync session's in a greenlet, so the statements run here.
     """
-    rows = _take_unwritten(session.info)
-    if rows:
-        session.execute(_INSERT_EVENTS, rows)
+    events = _take_unwritten(session.info)
+    if events:
+        for conversation_id, members in _by_conversation(events):
+            _number(members, session.execute(_TAKE_SEQUENCES, _take(conversation_id, members)).scalar())
+        session.execute(_INSERT_EVENTS, [event.model_dump() for event in events])
 
 
 @sa_event.listens_for(Session, "after_soft_rollback")

@@ -1,5 +1,5 @@
 """webhooks: the previous signing secret and when it stops signing (secret rotation); each attempt's
-answer body for the attempt log
+answer body for the attempt log; each conversation's event counter (conversation_sequence)
 
 Revision ID: 0009
 Revises: 0008
@@ -27,9 +27,13 @@ def upgrade() -> None:
         batch.add_column(sa.Column("previous_secret_expires_at", UTCDateTime(timezone=True), nullable=True))
     with op.batch_alter_table("webhook_attempts") as batch:
         batch.add_column(sa.Column("response_body", sa.Text(), nullable=True))
+    with op.batch_alter_table("conversations") as batch:
+        batch.add_column(sa.Column("event_sequence", sa.Integer(), nullable=False, server_default="0"))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("conversations") as batch:
+        batch.drop_column("event_sequence")
     with op.batch_alter_table("webhook_attempts") as batch:
         batch.drop_column("response_body")
     with op.batch_alter_table("webhook_endpoints") as batch:
