@@ -193,9 +193,8 @@ async def resend_delivery(
     delivery_id: str, who: OwnerOrAdmin, session: Session, state: State
 ) -> dict[str, Any]:
     """Resend one settled delivery now, under its own delivery_id."""
-    target = await recovery.resend_target(session, who.tenant_id, delivery_id)
-    logged, _ = await delivery_with_attempts(session, who.tenant_id, delivery_id)
-    webhook = _active(await get_webhook(session, who.tenant_id, logged.delivery.webhook_id))
+    target, webhook_id = await recovery.resend_target(session, who.tenant_id, delivery_id)
+    webhook = _active(await get_webhook(session, who.tenant_id, webhook_id))
     return await _start(
         state,
         RecoveryInput(

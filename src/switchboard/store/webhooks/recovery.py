@@ -60,8 +60,9 @@ async def failed_page(
     return [ResendTarget(delivery_id=row.id, attempts=row.attempts) for row in rows]
 
 
-async def resend_target(session: AsyncSession, tenant_id: str, delivery_id: str) -> ResendTarget:
-    """A settled delivery of the tenant, to resend (404 unknown; 409 while its run still retries it)."""
+async def resend_target(session: AsyncSession, tenant_id: str, delivery_id: str) -> tuple[ResendTarget, str]:
+    """A settled delivery of the tenant to resend, and its webhook's id (404 unknown; 409 while its
+    run still retries it)."""
     delivery = await session.get(WebhookDelivery, delivery_id)
     if delivery is None or delivery.tenant_id != tenant_id:
         raise NotFound("webhook delivery", delivery_id)
@@ -71,7 +72,7 @@ async def resend_target(session: AsyncSession, tenant_id: str, delivery_id: str)
             code="DELIVERY_PENDING",
             details={"field": "status", "status": delivery.status},
         )
-    return ResendTarget(delivery_id=delivery.id, attempts=delivery.attempts)
+    return ResendTarget(delivery_id=delivery.id, attempts=delivery.attempts), delivery.webhook_id
 
 
 async def reopen(session: AsyncSession, target: ResendTarget) -> int | None:
