@@ -81,8 +81,9 @@ class RecoverDeliveriesWorkflow:
                 workflow.continue_as_new(following, memo=recovery_memo(following, self._progress))
 
     def _finish(self) -> RecoveryProgress:
-        # The window's count was taken when the recovery started; what it found is what it did.
-        self._progress.total = max(self._progress.total, self._progress.done)
+        # The window was counted when the recovery started; a delivery resent by another call since is
+        # no longer failed and was left out, so what it did is its total.
+        self._progress.total = self._progress.done
         self._progress.completed = True
         self._publish()
         return self._progress
