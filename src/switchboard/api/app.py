@@ -14,6 +14,7 @@ import httpx
 from fastapi import FastAPI
 
 from switchboard.activities.llm.rate_cards import load_rate_cards
+from switchboard.api.api_docs import install_api_docs
 from switchboard.api.delivery_worker import start_delivery_worker
 from switchboard.api.errors import install_error_handlers
 from switchboard.api.middleware import EdgeMiddleware
@@ -74,6 +75,9 @@ def create_app(settings: Settings) -> FastAPI:
         version="1.0.0",
         description="Multi-tenant messaging API with an AI-agents runtime.",
         lifespan=lifespan,
+        # Served by install_api_docs with local assets: FastAPI's own pages load them from a CDN.
+        docs_url=None,
+        redoc_url=None,
     )
     install_error_handlers(app)
     app.add_middleware(EdgeMiddleware)
@@ -81,4 +85,5 @@ def create_app(settings: Settings) -> FastAPI:
     for router in serving_order(documented):
         app.include_router(router)
     install_openapi(app, documented)
+    install_api_docs(app)
     return app
