@@ -71,9 +71,9 @@ def api(host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
 @app.command()
 def worker() -> None:
     """Run a Temporal worker (same as `python -m switchboard.worker`); SIGTERM or Ctrl-C stops it cleanly."""
-    from switchboard.worker import run_until_signalled
+    from switchboard.worker import run_or_exit
 
-    asyncio.run(run_until_signalled(cli_settings()))
+    run_or_exit(cli_settings())
 
 
 @app.command()

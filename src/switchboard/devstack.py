@@ -31,8 +31,8 @@ from typing import Any
 import typer
 import uvicorn
 
-from switchboard.activities.workflow_starts import SEARCH_ATTRIBUTE_TENANT, SEARCH_ATTRIBUTE_THREAD
 from switchboard.dev_demo import FAKE_MODEL_KEY, banner, bootstrap_demo
+from switchboard.domain.search_attributes import SEARCH_ATTRIBUTE_TENANT, SEARCH_ATTRIBUTE_THREAD
 
 SEARCH_ATTRIBUTE_ARGS = (
     "--search-attribute",

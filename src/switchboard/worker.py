@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+import sys
 from datetime import timedelta
 from typing import Any
 
@@ -36,6 +37,7 @@ from switchboard.logs import configure_logging
 from switchboard.settings import Settings
 from switchboard.store.database import create_engine, session_factory
 from switchboard.temporal_client import connect_temporal
+from switchboard.temporal_namespace import NamespaceNotReady, ensure_search_attributes
 from switchboard.workflow_sandbox import DirectContextSandbox
 from switchboard.workflows.event_dispatch import SweepEventOutboxWorkflow
 from switchboard.workflows.maintenance import (
@@ -158,8 +160,9 @@ async def ensure_schedules(client: Client, settings: Settings) -> None:
 
 async def run_worker(settings: Settings, *, stop: asyncio.Event | None = None) -> None:
     """Connect, make sure schedules exist, and run until ``stop`` is set (or forever)."""
-    engine = create_engine(settings.database_url)
     client = await connect_temporal(settings, lazy=False)
+    await ensure_search_attributes(client, settings)
+    engine = create_engine(settings.database_url)
     await ensure_schedules(client, settings)
     deps = build_deps(client, settings, engine)
     worker = build_worker(client, deps, graceful_shutdown=GRACEFUL_SHUTDOWN)
@@ -195,7 +198,16 @@ async def run_until_signalled(settings: Settings) -> None:
 def main() -> None:
     settings = Settings()
     configure_logging(settings.log_level)
-    asyncio.run(run_until_signalled(settings))
+    run_or_exit(settings)
+
+
+def run_or_exit(settings: Settings) -> None:
+    """Run until signalled; a namespace the service cannot run on ends the process with its fix (exit 2)."""
+    try:
+        asyncio.run(run_until_signalled(settings))
+    except NamespaceNotReady as exc:
+        print(f"switchboard worker: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 if __name__ == "__main__":

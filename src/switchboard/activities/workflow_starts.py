@@ -25,6 +25,7 @@ from temporalio.common import (
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError
 
+from switchboard.domain.search_attributes import SEARCH_ATTRIBUTE_TENANT, SEARCH_ATTRIBUTE_THREAD
 from switchboard.models.inbound import InboundPayload
 from switchboard.models.send import SendInput, SendReport
 from switchboard.store.events import awaiting_dispatch
@@ -46,11 +47,9 @@ PROCESS_INBOUND_WORKFLOW = "ProcessInbound"
 THREAD_WORKFLOW = "AgentThread"
 RUN_WORKFLOW = "AgentRun"
 TIMERS_WORKFLOW = "AgentThreadTimers"
-# Signals the agent workflows are started with, and the search attributes they carry.
+# Signals the agent workflows are started with (the search attributes they carry: domain/search_attributes.py).
 TURN_SIGNAL = "turn"
 WAKE_SIGNAL = "wake"
-SEARCH_ATTRIBUTE_TENANT = "SwitchboardTenantId"
-SEARCH_ATTRIBUTE_THREAD = "SwitchboardThreadId"
 
 # A signal-with-start of a thread that takes longer than this means Temporal is unreachable.
 THREAD_START_TIMEOUT = timedelta(seconds=5)
