@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 
 from temporalio import activity, workflow
@@ -29,11 +30,11 @@ class FanOut:
         done = 0
         for start in range(0, count, group):
             size = min(group, count - start)
-            results = [
-                workflow.execute_activity(noop, start + i, start_to_close_timeout=timedelta(seconds=10))
-                for i in range(size)
-            ]
-            for result in results:
-                await result
-                done += 1
+            results = await asyncio.gather(
+                *(
+                    workflow.execute_activity(noop, start + i, start_to_close_timeout=timedelta(seconds=10))
+                    for i in range(size)
+                )
+            )
+            done += len(results)
         return done
