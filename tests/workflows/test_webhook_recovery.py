@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections import Counter
 from collections.abc import AsyncIterator
@@ -13,6 +12,7 @@ import pytest
 
 from switchboard.settings import Settings
 from tests.conftest import make_settings
+from tests.e2e.agents.support import eventually
 from tests.support.http_server import serve_app
 from tests.workflows.test_webhook_support import Receiver
 
@@ -31,17 +31,6 @@ async def receiver() -> AsyncIterator[tuple[Receiver, str]]:
         yield hook, base_url
 
 
-async def eventually(check, *, within: float = 30.0):
-    deadline = asyncio.get_running_loop().time() + within
-    while True:
-        result = await check()
-        if result:
-            return result
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"not met within {within} s (last: {result!r})")
-        await asyncio.sleep(0.1)
-
-
 async def deliveries(app_client: httpx.AsyncClient, tenant, webhook_id: str, **query: str) -> list[dict]:
     response = await app_client.get(
         f"/v1/webhooks/{webhook_id}/deliveries",
@@ -57,7 +46,7 @@ async def failed_deliveries(app_client, tenant, webhook_id: str, count: int) -> 
         rows = await deliveries(app_client, tenant, webhook_id, status="failed")
         return rows if len(rows) == count else None
 
-    return await eventually(check)
+    return await eventually(check, timeout=30)
 
 
 async def recovery(app_client, tenant, recovery_id: str) -> dict:
@@ -71,7 +60,7 @@ async def completed(app_client, tenant, recovery_id: str) -> dict:
         state = await recovery(app_client, tenant, recovery_id)
         return state if state["status"] == "completed" else None
 
-    return await eventually(check)
+    return await eventually(check, timeout=30)
 
 
 async def test_a_receiver_back_from_an_outage_gets_every_failed_delivery_once(

@@ -70,7 +70,7 @@ class DeliverWebhookWorkflow:
                 result = await self._attempt(
                     AttemptInput(delivery_id=delivery_id, attempt=attempt, at=workflow.now())
                 )
-            await self._notify(result.notification_ids)
+            await mail_owner_notifications(result.notification_ids)
             outcome = self._outcome(result)
             if outcome is None:
                 delay = next_retry_delay(
@@ -93,7 +93,7 @@ class DeliverWebhookWorkflow:
             FinishInput(delivery_id=delivery_id, outcome=outcome, at=workflow.now()),
             **WEBHOOK_BOOKKEEPING,
         )
-        await self._notify(finished.notification_ids)
+        await mail_owner_notifications(finished.notification_ids)
         attempts = attempt - 1 if outcome is DeliveryOutcome.CANCELED else attempt
         return DeliveryReport(
             delivery_id=delivery_id, outcome=outcome, attempts=attempts, auto_disabled=finished.auto_disabled
@@ -125,14 +125,14 @@ class DeliverWebhookWorkflow:
             return DeliveryOutcome.GONE
         return None
 
-    async def _notify(self, notification_ids: list[str]) -> None:
-        for notification_id in notification_ids:
-            try:
-                await workflow.execute_activity_method(
-                    NotificationActivities.send_owner_notification, notification_id, **WEBHOOK_NOTIFY
-                )
-            except ActivityError:
-                # The row stays pending; the outbox sweeper mails it later.
-                workflow.logger.warning(
-                    "owner notification left to the sweeper", extra={"id": notification_id}
-                )
+
+async def mail_owner_notifications(notification_ids: list[str]) -> None:
+    """Mail each stored owner notification (webhook.degraded, ...) from a webhook workflow, in turn."""
+    for notification_id in notification_ids:
+        try:
+            await workflow.execute_activity_method(
+                NotificationActivities.send_owner_notification, notification_id, **WEBHOOK_NOTIFY
+            )
+        except ActivityError:
+            # The row stays pending; the outbox sweeper mails it later.
+            workflow.logger.warning("owner notification left to the sweeper", extra={"id": notification_id})

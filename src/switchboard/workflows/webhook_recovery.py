@@ -16,12 +16,10 @@ import asyncio
 
 from temporalio import workflow
 
-from switchboard.workflows.policies import WEBHOOK_ATTEMPT, WEBHOOK_BOOKKEEPING, WEBHOOK_NOTIFY
+from switchboard.workflows.policies import WEBHOOK_ATTEMPT, WEBHOOK_BOOKKEEPING
+from switchboard.workflows.webhook_delivery import mail_owner_notifications
 
 with workflow.unsafe.imports_passed_through():
-    from temporalio.exceptions import ActivityError
-
-    from switchboard.activities.notifications import NotificationActivities
     from switchboard.activities.webhooks.recovery import WebhookRecoveryActivities
     from switchboard.activities.webhooks.types import (
         DeliveryOutcome,
@@ -109,16 +107,4 @@ class RecoverDeliveriesWorkflow:
             self._progress.succeeded += 1
         else:
             self._progress.failed += 1
-        await self._notify(result.notification_ids)
-
-    async def _notify(self, notification_ids: list[str]) -> None:
-        for notification_id in notification_ids:
-            try:
-                await workflow.execute_activity_method(
-                    NotificationActivities.send_owner_notification, notification_id, **WEBHOOK_NOTIFY
-                )
-            except ActivityError:
-                # The row stays pending; the outbox sweeper mails it later.
-                workflow.logger.warning(
-                    "owner notification left to the sweeper", extra={"id": notification_id}
-                )
+        await mail_owner_notifications(result.notification_ids)
