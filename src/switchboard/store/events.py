@@ -97,11 +97,16 @@ def _take_unwritten(info: dict[str, Any]) -> list[Event]:
 
 
 def conversation_of(payload: dict[str, Any]) -> str | None:
-    """The conversation an event is about: its conversation object's id, or an agent event's."""
-    for holder, key in (("conversation", "id"), ("agent_event", "conversation_id")):
-        part = payload.get(holder)
-        if isinstance(part, dict) and isinstance(part.get(key), str):
-            return str(part[key])
+    """The conversation an event is about: the id of its conversation object (channel.message.* and
+    conversation.created events).
+
+    Agent thread events are numbered by their own ids instead: their transactions lock the thread
+    before they could take the conversation's counter, and an inbound message takes the two the other
+    way round, which on PostgreSQL could deadlock.
+    """
+    part = payload.get("conversation")
+    if isinstance(part, dict) and isinstance(part.get("id"), str):
+        return str(part["id"])
     return None
 
 
