@@ -91,6 +91,7 @@ async def test_text_message_rows_and_exact_events(channel, app_client, tenant, s
         "phone_number_id": PHONE_NUMBER_ID,
         "conversation": conversation_object,
         "is_new_conversation": True,
+        "conversation_sequence": 1,
     }
     assert received.phone_number_id == PHONE_NUMBER_ID
     assert received.payload == {
@@ -117,6 +118,7 @@ async def test_text_message_rows_and_exact_events(channel, app_client, tenant, s
         },
         "conversation": conversation_object,
         "is_new_conversation": True,
+        "conversation_sequence": 2,
     }
 
 
@@ -166,7 +168,16 @@ async def test_media_reply_and_unsupported_fields(channel, app_client, tenant, s
     assert listed.payload["reply_id"] == "priority_express"
     received = [e.payload for e in of_kind(await events(settings, tenant.id), "channel.message.received")]
     assert received[0]["message"]["service"]["has_media"] is True
-    assert received[1]["message"]["context"] == {"id": "wamid.quoted01=="}
+    # The reply context whole, as the channel sent it (the quoted message and who sent it).
+    assert received[1]["message"]["context"] == {"from": "15550783881", "id": "wamid.quoted01=="}
+    assert received[2]["message"]["errors"] == [
+        {
+            "code": 131051,
+            "title": "Message type unknown",
+            "message": "Message type unknown",
+            "error_data": {"details": "Message type is currently not supported."},
+        }
+    ]
     assert received[3]["message"]["interactive"]["list_reply"]["id"] == "priority_express"
 
 

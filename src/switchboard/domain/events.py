@@ -109,6 +109,12 @@ class MessageFacts:
     content: str | None = None
     has_media: bool = False
     reply_to_wa_message_id: str | None = None
+    # What the channel sent about a received message, kept whole: the reply context (id, from,
+    # forwarded, frequently_forwarded, referred_product), a click-to-WhatsApp ad's referral, and an
+    # unsupported message's errors[].
+    context: dict[str, Any] | None = None
+    referral: dict[str, Any] | None = None
+    errors: list[dict[str, Any]] | None = None
     from_user_id: str | None = None
     from_parent_user_id: str | None = None
     recipient_user_id: str | None = None
@@ -200,8 +206,14 @@ def message_object(event: str, message: MessageFacts) -> dict[str, Any]:
     }
     if message.type_object is not None:
         data[message.message_type] = message.type_object
-    if message.reply_to_wa_message_id:
+    if message.context:
+        data["context"] = dict(message.context)
+    elif message.reply_to_wa_message_id:
         data["context"] = {"id": message.reply_to_wa_message_id}
+    if message.referral:
+        data["referral"] = dict(message.referral)
+    if message.errors and event != MESSAGE_FAILED:
+        data["errors"] = [dict(error) for error in message.errors]
     if event == MESSAGE_FAILED and (message.error_code is not None or message.error_title):
         data["errors"] = [
             _compact(

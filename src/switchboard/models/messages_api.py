@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from switchboard.domain.inbound.content import received_extras
 from switchboard.domain.message_status import SENT_SANDBOX
 from switchboard.models.base import iso_millis
 from switchboard.models.messaging import Message
@@ -36,6 +37,10 @@ class MessagePublic(BaseModel):
     error_title: str | None
     error_code: str | None
     error_message: str | None
+    # A received message's reply context, ad referral (click-to-WhatsApp) and errors[], as the channel sent them.
+    context: dict[str, Any] | None = None
+    referral: dict[str, Any] | None = None
+    errors: list[dict[str, Any]] | None = None
 
     @classmethod
     def of(cls, m: Message) -> MessagePublic:
@@ -62,6 +67,7 @@ class MessagePublic(BaseModel):
             error_title=m.error_title,
             error_code=m.error_code,
             error_message=m.error_message,
+            **received_extras(m.direction, m.payload if isinstance(m.payload, dict) else {}),
         )
 
 

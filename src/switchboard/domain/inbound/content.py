@@ -162,4 +162,20 @@ def message_body_fields(message: dict[str, Any], *, fallback_time: datetime) -> 
         "reply_to_from": as_str(context.get("from")),
         "forwarded": context.get("forwarded") is True,
         "frequently_forwarded": context.get("frequently_forwarded") is True,
+        "referred_product": as_dict(context.get("referred_product")) or None,
+    }
+
+
+def received_extras(direction: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """A received message's reply context, ad referral and errors[] as stored from the channel (none
+    for a send: its payload is the tenant's request)."""
+    if direction != "inbound":
+        return {}
+    context = payload.get("context")
+    referral = payload.get("referral")
+    errors = [error for error in as_list(payload.get("errors")) if isinstance(error, dict)]
+    return {
+        "context": context if isinstance(context, dict) and context else None,
+        "referral": referral if isinstance(referral, dict) and referral else None,
+        "errors": errors or None,
     }

@@ -39,6 +39,8 @@ class _MessageBody:
     reply_to_from: str | None = None
     forwarded: bool = False
     frequently_forwarded: bool = False
+    # The catalog product a message asks about (context.referred_product: catalog_id, product_retailer_id).
+    referred_product: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -58,6 +60,8 @@ class InboundMessage(ItemBase, _MessageBody):
     profile_name: str | None = None
     reply_id: str | None = None
     referral: dict[str, Any] | None = None
+    # The channel's errors[] as sent (code, title, message, error_data.details): an unsupported message's.
+    errors: list[dict[str, Any]] | None = None
     error_code: int | None = None
     error_title: str | None = None
     error_message: str | None = None

@@ -142,6 +142,7 @@ def parse_message(message: dict[str, Any], *, contacts: list[Any], base: dict[st
         profile_name=as_str(profile.get("name")),
         reply_id=reply_id(body["message_type"], as_dict(body["type_object"])),
         referral=as_dict(message.get("referral")) or None,
+        errors=[as_dict(e) for e in as_list(message.get("errors")) if as_dict(e)] or None,
         error_code=as_int(error.get("code")),
         error_title=as_str(error.get("title")),
         error_message=_error_message(error),

@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from switchboard.domain.events import ConversationFacts, MessageFacts
+from switchboard.domain.inbound.content import received_extras
 from switchboard.models.messaging import Contact, Conversation, Message
 from switchboard.store.events import record_event
 
@@ -38,6 +39,7 @@ def message_facts(message: Message, **upstream: Any) -> MessageFacts:
         content=message.content,
         has_media=message.has_media,
         reply_to_wa_message_id=(payload.get("context") or {}).get("id"),
+        **received_extras(message.direction, payload),
         error_code=error_code,
         error_title=upstream.pop("error_title", None) or message.error_title,
         error_message=upstream.pop("error_message", None) or message.error_message,

@@ -73,6 +73,7 @@ def _payload(item: InboundMessage | EchoMessage | HistoryMessage, **extra: Any) 
             "from": item.reply_to_from,
             "forwarded": item.forwarded,
             "frequently_forwarded": item.frequently_forwarded,
+            "referred_product": item.referred_product,
         }
     )
     if context:
@@ -202,6 +203,7 @@ def _user_message_row(item: InboundMessage, biz: Business) -> _Row:
                 from_parent_user_id=item.from_parent_user_id,
                 reply_id=item.reply_id,
                 referral=item.referral,
+                errors=item.errors,
                 profile_name=item.profile_name,
                 username=item.username,
             ),
