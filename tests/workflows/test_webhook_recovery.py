@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections import Counter
 from collections.abc import AsyncIterator
@@ -123,6 +124,36 @@ async def test_a_receiver_back_from_an_outage_gets_every_failed_delivery_once(
             headers=other_tenant.headers(),
         )
     ).status_code == 404
+
+
+async def test_a_delivery_still_being_attempted_is_not_resent(app_client, tenant, worker, receiver):
+    hook, base_url = receiver
+    hook.gate = asyncio.Event()  # the first POST waits: its delivery stays pending
+    webhook = (
+        await app_client.post("/v1/webhooks", json={"url": f"{base_url}/hook"}, headers=tenant.headers())
+    ).json()
+    await app_client.post(f"/v1/webhooks/{webhook['id']}/test", headers=tenant.headers())
+    try:
+        await hook.wait_for(1)
+
+        async def pending() -> list[dict] | None:
+            rows = await deliveries(app_client, tenant, webhook["id"], status="pending")
+            return rows or None
+
+        [delivery] = await eventually(pending)
+        refused = await app_client.post(
+            f"/v1/webhook-deliveries/{delivery['id']}/resend", headers=tenant.headers()
+        )
+        assert refused.status_code == 409, refused.text
+        body = refused.json()
+        assert (body["statusCode"], body["code"], body["details"]["status"]) == (
+            409,
+            "DELIVERY_PENDING",
+            "pending",
+        )
+    finally:
+        hook.gate.set()
+    assert len(hook.at("/hook")) == 1
 
 
 async def test_resend_sends_one_settled_delivery_again(app_client, tenant, worker, receiver):
