@@ -391,6 +391,8 @@ def test_kinds_and_groups() -> None:
     assert ALL_EVENT_KINDS == (
         "channel.message.received",
         "channel.message.echoed",
+        "channel.message.edited",
+        "channel.message.revoked",
         "channel.message.sent",
         "channel.message.delivered",
         "channel.message.read",

@@ -56,8 +56,9 @@ async def test_recorded_send_history_replays(name: str, text: str) -> None:
     assert result.replay_failure is None
 
 
-# Message fields added after these results were recorded (null on every send: received messages only).
-ADDED_SINCE = ("context", "referral", "errors")
+# Message fields added after these results were recorded (null on every send: received messages only,
+# or changes a message's sender made after it arrived).
+ADDED_SINCE = ("context", "referral", "errors", "group_id", "edited_at", "revoked_at", "edits")
 
 
 @pytest.mark.parametrize(

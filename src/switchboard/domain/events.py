@@ -44,6 +44,9 @@ MESSAGE_DELIVERED = "channel.message.delivered"
 MESSAGE_READ = "channel.message.read"
 MESSAGE_FAILED = "channel.message.failed"
 MESSAGE_ECHOED = "channel.message.echoed"
+# The sender changed or deleted an earlier message (Cloud API message types edit and revoke).
+MESSAGE_EDITED = "channel.message.edited"
+MESSAGE_REVOKED = "channel.message.revoked"
 CONTACT_PHONE_RECEIVED = "channel.contact.phone_received"
 CONTACT_IDENTITY_CHANGED = "channel.contact.identity_changed"
 CONVERSATION_CREATED = "conversation.created"
@@ -57,7 +60,7 @@ AGENT_THREAD_MESSAGES_AUTO_RESET = "agent.thread.messages_auto_reset"
 AGENT_THREAD_MESSAGES_INACTIVITY_RESET = "agent.thread.messages_inactivity_reset"
 
 EVENT_GROUPS: dict[str, tuple[str, ...]] = {
-    "Messages": (MESSAGE_RECEIVED, MESSAGE_ECHOED),
+    "Messages": (MESSAGE_RECEIVED, MESSAGE_ECHOED, MESSAGE_EDITED, MESSAGE_REVOKED),
     "Statuses": (MESSAGE_SENT, MESSAGE_DELIVERED, MESSAGE_READ, MESSAGE_FAILED),
     "Contacts": (CONTACT_PHONE_RECEIVED, CONTACT_IDENTITY_CHANGED),
     "Conversations": (CONVERSATION_CREATED,),
@@ -121,6 +124,13 @@ class MessageFacts:
     recipient_parent_user_id: str | None = None
     to_user_id: str | None = None
     to_parent_user_id: str | None = None
+    # On channel.message.edited / revoked: the edit's own wamid, time and the replaced version; the revoke's.
+    edit: dict[str, Any] | None = None
+    revoke: dict[str, Any] | None = None
+    # A post in a WhatsApp group: the group's id.
+    group_id: str | None = None
+    # What the tenant sent with the message for the upstream to echo (status events carry it back).
+    biz_opaque_callback_data: str | None = None
     # errors[].code keeps the upstream's number; ``code`` is the spec's code (Message.error_code).
     error_code: int | None = None
     error_title: str | None = None
@@ -138,6 +148,8 @@ class ConversationFacts:
     business_scoped_user_id: str | None = None
     parent_business_scoped_user_id: str | None = None
     username: str | None = None
+    # A WhatsApp group's conversation: the group's id.
+    group_id: str | None = None
 
 
 def _envelope(
@@ -172,11 +184,15 @@ def conversation_object(conversation: ConversationFacts) -> dict[str, Any]:
             "business_scoped_user_id": conversation.business_scoped_user_id,
             "parent_business_scoped_user_id": conversation.parent_business_scoped_user_id,
             "username": conversation.username,
+            "group_id": conversation.group_id,
         }
     )
 
 
 def _bsuid_fields(event: str, message: MessageFacts) -> dict[str, Any]:
+    if event in (MESSAGE_EDITED, MESSAGE_REVOKED):
+        # The changed message is a user's (inbound) or one the business sent from its app (outbound).
+        event = MESSAGE_RECEIVED if message.direction == "inbound" else MESSAGE_ECHOED
     if event == MESSAGE_RECEIVED:
         return {"from_user_id": message.from_user_id, "from_parent_user_id": message.from_parent_user_id}
     if event in STATUS_EVENT_KINDS:
@@ -212,6 +228,14 @@ def message_object(event: str, message: MessageFacts) -> dict[str, Any]:
         data["context"] = {"id": message.reply_to_wa_message_id}
     if message.referral:
         data["referral"] = dict(message.referral)
+    if message.group_id:
+        data["group_id"] = message.group_id
+    if event in STATUS_EVENT_KINDS and message.biz_opaque_callback_data:
+        data["biz_opaque_callback_data"] = message.biz_opaque_callback_data
+    if event == MESSAGE_EDITED and message.edit:
+        data["edit"] = dict(message.edit)
+    if event == MESSAGE_REVOKED and message.revoke:
+        data["revoke"] = dict(message.revoke)
     if message.errors and event != MESSAGE_FAILED:
         data["errors"] = [dict(error) for error in message.errors]
     if event == MESSAGE_FAILED and (message.error_code is not None or message.error_title):
@@ -234,7 +258,9 @@ def message_object(event: str, message: MessageFacts) -> dict[str, Any]:
     return _compact(data)
 
 
-_MESSAGE_EVENTS = frozenset({MESSAGE_RECEIVED, MESSAGE_ECHOED, *STATUS_EVENT_KINDS})
+_MESSAGE_EVENTS = frozenset(
+    {MESSAGE_RECEIVED, MESSAGE_ECHOED, MESSAGE_EDITED, MESSAGE_REVOKED, *STATUS_EVENT_KINDS}
+)
 
 
 def message_event(

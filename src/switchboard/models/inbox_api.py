@@ -45,6 +45,8 @@ class InboxConversation(BaseModel):
     contact_phone: str | None
     contactUsername: str | None
     contactBsuid: str | None
+    # Set on a WhatsApp group's conversation (posts by its members); null for a one-to-one one.
+    group_id: str | None = None
     last_message: InboxLastMessage | None
     last_message_at: str | None
     last_inbound_at: str | None
@@ -65,6 +67,7 @@ class InboxConversation(BaseModel):
             contact_phone=c.contact_phone,
             contactUsername=c.contact_username,
             contactBsuid=c.contact_bsuid,
+            group_id=c.group_id,
             last_message=InboxLastMessage.of(last) if last is not None else None,
             last_message_at=_iso(c.last_message_at),
             last_inbound_at=_iso(c.last_inbound_at),

@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from switchboard.domain.inbound.content import received_extras
+from switchboard.domain.inbound.edits import change_fields
 from switchboard.domain.message_status import SENT_SANDBOX
 from switchboard.models.base import iso_millis
 from switchboard.models.messaging import Message
@@ -41,6 +42,12 @@ class MessagePublic(BaseModel):
     context: dict[str, Any] | None = None
     referral: dict[str, Any] | None = None
     errors: list[dict[str, Any]] | None = None
+    # A post in a WhatsApp group: the group's id (the sender is from_phone).
+    group_id: str | None = None
+    # Changes its sender made after it arrived: the latest edit's time, the deletion's, earlier versions.
+    edited_at: str | None = None
+    revoked_at: str | None = None
+    edits: list[dict[str, Any]] | None = None
 
     @classmethod
     def of(cls, m: Message) -> MessagePublic:
@@ -68,6 +75,7 @@ class MessagePublic(BaseModel):
             error_code=m.error_code,
             error_message=m.error_message,
             **received_extras(m.direction, m.payload if isinstance(m.payload, dict) else {}),
+            **change_fields(m.payload if isinstance(m.payload, dict) else {}),
         )
 
 

@@ -22,6 +22,7 @@ class Contact(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("tenant_id", "customer_id", "phone", name="uq_contacts_customer_phone"),
         UniqueConstraint("tenant_id", "customer_id", "bsuid", name="uq_contacts_customer_bsuid"),
+        UniqueConstraint("tenant_id", "customer_id", "group_id", name="uq_contacts_customer_group"),
     )
 
     id: str = Field(default_factory=lambda: new_id("ct"), primary_key=True)
@@ -33,12 +34,15 @@ class Contact(SQLModel, table=True):
     parent_bsuid: str | None = None
     username: str | None = None
     name: str | None = None
+    # A WhatsApp group the number is in (migration 0010): its posts are filed under this contact,
+    # which has no phone and no BSUID of its own.
+    group_id: str | None = None
     created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime)
     updated_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime)
 
 
 class Conversation(SQLModel, table=True):
-    """One business phone number talking with one contact."""
+    """One business phone number talking with one contact, or with one group (``group_id``)."""
 
     __tablename__ = "conversations"
     __table_args__ = (
@@ -66,6 +70,8 @@ class Conversation(SQLModel, table=True):
     # The last number given to an event about this conversation (migration 0009): each event's
     # conversation_sequence, so a receiver can reorder the conversation's events and see gaps.
     event_sequence: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    # Set on a group's conversation (migration 0010): posts in the group, whoever wrote them.
+    group_id: str | None = None
 
 
 class Message(SQLModel, table=True):

@@ -180,6 +180,8 @@ def _new_contact_columns(
         "parent_bsuid": facts.parent_bsuid,
         "username": facts.username,
         "name": facts.name,
+        # A person's contact; a group's is made by ``group_contact``.
+        "group_id": None,
         "created_at": now,
         "updated_at": now,
     }
@@ -229,3 +231,35 @@ async def _found_or_inserted(session: AsyncSession, columns: dict[str, Any], fac
         "phones": phone_variants(facts.phone) if facts.phone else [],
     }
     return (await session.execute(_found_or_inserted_statement(), params)).scalars().one()
+
+
+async def group_contact(
+    session: AsyncSession, *, tenant_id: str, customer_id: str, group_id: str
+) -> tuple[Contact, bool]:
+    """The contact standing for a WhatsApp group, created on its first post; True when created here.
+
+    Insert-or-ignore on ``uq_contacts_customer_group``, so two first posts of one group agree on it.
+    """
+    table = table_of(Contact)
+    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
+    now = utcnow()
+    contact_id = new_id("ct")
+    await session.execute(
+        insert(table)
+        .values(
+            id=contact_id,
+            tenant_id=tenant_id,
+            customer_id=customer_id,
+            group_id=group_id,
+            created_at=now,
+            updated_at=now,
+        )
+        .on_conflict_do_nothing(index_elements=[table.c.tenant_id, table.c.customer_id, table.c.group_id])
+    )
+    stmt = select_models(Contact).where(
+        col(Contact.tenant_id) == tenant_id,
+        col(Contact.customer_id) == customer_id,
+        col(Contact.group_id) == group_id,
+    )
+    contact = (await session.execute(stmt)).scalars().one()
+    return contact, contact.id == contact_id

@@ -182,11 +182,13 @@ def _note_last_message(conversation: Conversation, message: Message) -> None:
         conversation.last_message_id = message.id
 
 
-def note_inbound_message(conversation: Conversation, message: Message) -> None:
-    """A user message: reopen, move the 24 h window anchor forward, count it unread."""
+def note_inbound_message(conversation: Conversation, message: Message, *, unread: bool = True) -> None:
+    """A user message: reopen, move the 24 h window anchor forward, count it unread (``unread``:
+    not a reaction, which answers what is already there and asks nobody to read anything)."""
     conversation.status = conversation_status_after_inbound(conversation.status)
     conversation.last_inbound_at = latest_inbound_at(conversation.last_inbound_at, message.occurred_at)
-    conversation.unread_count = (conversation.unread_count or 0) + 1
+    if unread:
+        conversation.unread_count = (conversation.unread_count or 0) + 1
     _note_last_message(conversation, message)
     conversation.updated_at = utcnow()
 

@@ -58,8 +58,12 @@ class ProcessInboundWorkflow:
             pending = retry.deferred
         if pending:
             workflow.logger.warning(
-                "statuses for unknown messages dropped",
-                extra={"payload_id": payload.payload_id, "wamids": [p.get("wa_message_id") for p in pending]},
+                "items for unknown messages dropped",
+                extra={
+                    "payload_id": payload.payload_id,
+                    "kinds": [p.get("kind") for p in pending],
+                    "wamids": [p.get("original_wa_message_id") or p.get("wa_message_id") for p in pending],
+                },
             )
         summary.dropped = len(pending)
         summary.deferred = []

@@ -16,6 +16,7 @@ from switchboard.domain.inbound import (
     IdentityChange,
     InboundMessage,
     InvalidWebhookEnvelope,
+    Skipped,
     StatusUpdate,
     item_from_dict,
     item_to_dict,
@@ -65,19 +66,27 @@ def test_non_object_bodies_are_invalid(body: bytes) -> None:
         {"object": "page", "entry": [{"id": "1", "changes": [{"field": "messages", "value": {}}]}]},
         {"object": "whatsapp_business_account"},
         {"object": "whatsapp_business_account", "entry": "nope"},
-        {
-            "object": "whatsapp_business_account",
-            "entry": [{"id": "1", "changes": [{"field": "calls", "value": {}}]}],
-        },
-        {
-            "object": "whatsapp_business_account",
-            "entry": [{"id": "1", "changes": [{"value": {"messages": []}}]}],
-        },
         envelope("messages", {"metadata": META}),
     ],
 )
 def test_envelopes_without_handled_content_yield_nothing(payload: dict[str, Any]) -> None:
     assert parse_envelope(payload, received_at=RECEIVED_AT) == []
+
+
+@pytest.mark.parametrize(
+    ("field", "change"), [("calls", {"field": "calls", "value": {}}), ("", {"value": {}})]
+)
+def test_a_change_field_the_service_does_not_use_is_one_skipped_item_saying_so(
+    field: str, change: dict[str, Any]
+) -> None:
+    payload = {"object": "whatsapp_business_account", "entry": [{"id": "1", "changes": [change]}]}
+    (item,) = parse_envelope(payload, received_at=RECEIVED_AT)
+    assert isinstance(item, Skipped)
+    assert (item.change_field, item.what, item.reason) == (
+        field,
+        "change",
+        "a field the service does not use",
+    )
 
 
 def test_unknown_fields_are_ignored() -> None:
@@ -121,7 +130,7 @@ def test_occurred_at_comes_from_the_epoch_timestamp_or_the_receive_time(
     assert item.timestamp == str(int(expected.timestamp()))
 
 
-def test_rows_without_ids_are_dropped_but_others_in_the_batch_survive() -> None:
+def test_rows_without_ids_are_skipped_with_the_reason_and_others_in_the_batch_survive() -> None:
     payload = messages(
         {"from": "16505551234", "timestamp": "1", "type": "text", "text": {"body": "no id"}},
         {"from": "16505551234", "id": "wamid.ok", "timestamp": "1", "type": "text", "text": {"body": "ok"}},
@@ -133,11 +142,18 @@ def test_rows_without_ids_are_dropped_but_others_in_the_batch_survive() -> None:
         ],
     )
     items = parse_envelope(payload, received_at=RECEIVED_AT)
-    assert [(type(i).__name__, i.wa_message_id) for i in items] == [
+    applied = [i for i in items if not isinstance(i, Skipped)]
+    assert [(type(i).__name__, i.wa_message_id) for i in applied] == [
         ("InboundMessage", "wamid.ok"),
         ("StatusUpdate", "wamid.y"),
     ]
-    assert items[1].status == "delivered"
+    assert applied[1].status == "delivered"
+    assert [(i.what, i.reason) for i in items if isinstance(i, Skipped)] == [
+        ("text message", "it has no id"),
+        ("unknown message", "it has no id"),
+        ("status read of (no id)", "no id or status"),
+        ("status (none) of wamid.x", "no id or status"),
+    ]
 
 
 def test_sender_is_matched_to_its_own_contacts_entry() -> None:

@@ -11,11 +11,15 @@ from switchboard.domain.inbound import (
     ChannelError,
     EchoMessage,
     HistoryError,
+    HistoryMedia,
     HistoryMessage,
     IdentityChange,
     InboundMessage,
+    MessageEdit,
+    MessageRevoke,
     PhoneNumberChange,
     SharedContactPhone,
+    Skipped,
     StatusUpdate,
     TemplateUpdate,
     UsernameUpdate,
@@ -243,6 +247,91 @@ EXPECTED: dict[str, list[tuple[type, dict[str, Any]]]] = {
             error_message="Message type unknown",
         )
     ],
+    "group_text": [
+        msg(
+            "wamid.group01",
+            1781654400,
+            "text",
+            content="¿Alguien sabe si el jueves abren?",
+            group_id="Y2FwaV9ncm91cDpFWEFNUExFX0dST1VQX0lE",
+        )
+    ],
+    "interactive_error": [
+        msg(
+            "wamid.interr01",
+            1698266730,
+            "interactive",
+            content="Message type unknown",
+            type_object=None,
+            error_code=131051,
+            error_title="Message type unknown",
+            error_message="Message type unknown",
+        )
+    ],
+    "message_edited": [
+        msg("wamid.edit00", 1749854500, "text", content="See you at 10"),
+        (
+            MessageEdit,
+            {
+                "wa_message_id": "wamid.edit01",
+                "original_wa_message_id": "wamid.edit00",
+                "target_direction": "inbound",
+                "timestamp": "1749854575",
+                "occurred_at": at(1749854575),
+                "message_type": "text",
+                "type_object": {"body": "See you at 11"},
+                "content": "See you at 11",
+                "has_media": False,
+            },
+        ),
+    ],
+    "message_revoked": [
+        media("wamid.rvk00", 1697043100, "image", "1234567890", "image/jpeg", "wrong photo"),
+        (
+            MessageRevoke,
+            {
+                "wa_message_id": "wamid.rvk01",
+                "original_wa_message_id": "wamid.rvk00",
+                "target_direction": "inbound",
+                "occurred_at": at(1697043223),
+            },
+        ),
+    ],
+    "smb_message_echo_edited": [
+        (EchoMessage, {"wa_message_id": "wamid.echoedit00", "content": "Test message"}),
+        (
+            MessageEdit,
+            {
+                "wa_message_id": "wamid.echoedit01",
+                "original_wa_message_id": "wamid.echoedit00",
+                "target_direction": "outbound",
+                "content": "Test message, corrected",
+            },
+        ),
+    ],
+    "history_media": [
+        (
+            HistoryMessage,
+            {
+                "wa_message_id": "wamid.histimg01",
+                "direction": "inbound",
+                "message_type": "image",
+                "has_media": True,
+                "media_id": None,
+                "content": "the rash, last week",
+            },
+        ),
+        (
+            HistoryMedia,
+            {
+                "wa_message_id": "wamid.histimg01",
+                "message_type": "image",
+                "media_id": "3141592653589793",
+                "media_mime_type": "image/jpeg",
+                "occurred_at": at(1739321100),
+            },
+        ),
+    ],
     "system_user_changed_number": [
         (
             PhoneNumberChange,
@@ -261,7 +350,16 @@ EXPECTED: dict[str, list[tuple[type, dict[str, Any]]]] = {
             },
         )
     ],
-    "system_customer_identity_changed": [],
+    "system_customer_identity_changed": [
+        (
+            Skipped,
+            {
+                "change_field": "messages",
+                "what": "system message customer_identity_changed",
+                "reason": "a system notice the service does not act on",
+            },
+        )
+    ],
     "status_sent": [
         (
             StatusUpdate,
@@ -466,7 +564,16 @@ EXPECTED: dict[str, list[tuple[type, dict[str, Any]]]] = {
             },
         )
     ],
-    "smb_app_state_sync": [],
+    "smb_app_state_sync": [
+        (
+            Skipped,
+            {
+                "change_field": "smb_app_state_sync",
+                "what": "change",
+                "reason": "a field the service does not use",
+            },
+        )
+    ],
     "message_template_status_update": [
         (
             TemplateUpdate,

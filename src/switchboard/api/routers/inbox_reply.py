@@ -17,7 +17,7 @@ from fastapi.responses import JSONResponse
 from switchboard.api import sending
 from switchboard.api.deps import Caller, State
 from switchboard.api.routing import JsonRoute
-from switchboard.domain.errors import MissingRequiredField, ValidationFailed
+from switchboard.domain.errors import Conflict, MissingRequiredField, ValidationFailed
 from switchboard.store import conversations
 
 router = APIRouter(prefix="/v1/inbox-embed", tags=["inbox embed"], route_class=JsonRoute)
@@ -57,6 +57,13 @@ async def reply(
     )
     async with state.sessions() as session:
         conversation = await conversations.visible_conversation(session, who.tenant_id, id)
+    if conversation.group_id is not None:
+        # Sends address one person; a reply here would have to go to the whole group.
+        raise Conflict(
+            "this conversation is a WhatsApp group's: replies to a group are not sent from the inbox",
+            code="GROUP_CONVERSATION",
+            details={"group_id": conversation.group_id},
+        )
     payload = {k: v for k, v in body.items() if k not in ("requireAgentLogin", "agent_id")}
     if isinstance(payload.get("text"), str):
         payload["text"] = {"body": payload["text"]}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from switchboard.domain.inbound.content import (
+    MEDIA_TYPES,
     as_dict,
     as_int,
     as_list,
@@ -13,8 +14,19 @@ from switchboard.domain.inbound.content import (
     message_body_fields,
     phone_or_none,
 )
-from switchboard.domain.inbound.items import EchoMessage, HistoryError, HistoryMessage, InboundItem
+from switchboard.domain.inbound.edits import CHANGE_TYPES, parse_change
+from switchboard.domain.inbound.items import (
+    EchoMessage,
+    HistoryError,
+    HistoryMedia,
+    HistoryMessage,
+    InboundItem,
+    Skipped,
+)
 from switchboard.domain.inbound.messages import parse_error
+
+ECHOES = "smb_message_echoes"
+HISTORY = "history"
 
 # Row types the upstream uses when it could not export a message.
 _UNRECOVERABLE_TYPES = frozenset({"errors", "unsupported", "unknown"})
@@ -25,8 +37,17 @@ def parse_echoes_change(value: dict[str, Any], *, base: dict[str, Any]) -> list[
     items: list[InboundItem] = []
     for echo in as_list(value.get("message_echoes")):
         echo = as_dict(echo)
+        if as_str(echo.get("type")) in CHANGE_TYPES:
+            # The business edited or deleted, from the app, a message it had sent.
+            items.append(parse_change(echo, base=base, field=ECHOES, target_direction="outbound"))
+            continue
         body = message_body_fields(echo, fallback_time=base["occurred_at"])
         if body["wa_message_id"] is None:
+            items.append(
+                Skipped(
+                    **base, change_field=ECHOES, what=f"{body['message_type']} echo", reason="it has no id"
+                )
+            )
             continue
         items.append(
             EchoMessage(
@@ -38,7 +59,7 @@ def parse_echoes_change(value: dict[str, Any], *, base: dict[str, Any]) -> list[
                 to_parent_user_id=as_str(echo.get("to_parent_user_id")),
             )
         )
-    items.extend(parse_error(e, field="smb_message_echoes", base=base) for e in as_list(value.get("errors")))
+    items.extend(parse_error(e, field=ECHOES, base=base) for e in as_list(value.get("errors")))
     return items
 
 
@@ -101,8 +122,33 @@ def _history_row(
     )
 
 
+def _history_media(message: dict[str, Any], *, base: dict[str, Any]) -> HistoryMedia | Skipped:
+    """A media asset for a history row sent earlier without one (``value.messages[]``)."""
+    wa_message_id = as_str(message.get("id"))
+    kind = as_str(message.get("type")) or "unknown"
+    obj = as_dict(message.get(kind))
+    media_id = as_str(obj.get("id"))
+    if wa_message_id is None or kind not in MEDIA_TYPES or media_id is None:
+        return Skipped(
+            **base,
+            change_field=HISTORY,
+            what=f"{kind} message {wa_message_id or '(no id)'}",
+            reason="a history message that is not a media asset with an id and a media id",
+        )
+    occurred_at, _ = epoch_to_datetime(message.get("timestamp"), fallback=base["occurred_at"])
+    return HistoryMedia(
+        **{**base, "occurred_at": occurred_at},
+        wa_message_id=wa_message_id,
+        message_type=kind,
+        type_object=obj,
+        media_id=media_id,
+        media_mime_type=as_str(obj.get("mime_type")),
+    )
+
+
 def parse_history_change(value: dict[str, Any], *, base: dict[str, Any]) -> list[InboundItem]:
-    """Every history row, thread by thread; unrecoverable rows become HistoryError items."""
+    """Every history row, thread by thread (unrecoverable rows become HistoryError items), then the media
+    assets the upstream sends later for rows of media messages (``value.messages[]``)."""
     items: list[InboundItem] = []
     for chunk in as_list(value.get("history")):
         chunk = as_dict(chunk)
@@ -111,6 +157,7 @@ def parse_history_change(value: dict[str, Any], *, base: dict[str, Any]) -> list
             thread = as_dict(thread)
             for row in as_list(thread.get("messages")):
                 items.append(_history_row(as_dict(row), thread=thread, chunk=meta, base=base))
-        items.extend(parse_error(e, field="history", base=base) for e in as_list(chunk.get("errors")))
-    items.extend(parse_error(e, field="history", base=base) for e in as_list(value.get("errors")))
+        items.extend(parse_error(e, field=HISTORY, base=base) for e in as_list(chunk.get("errors")))
+    items.extend(_history_media(as_dict(m), base=base) for m in as_list(value.get("messages")))
+    items.extend(parse_error(e, field=HISTORY, base=base) for e in as_list(value.get("errors")))
     return items

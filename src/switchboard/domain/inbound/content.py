@@ -99,7 +99,18 @@ def _interactive_summary(obj: dict[str, Any]) -> str | None:
 
 
 def content_summary(message_type: str, raw_obj: Any, *, errors: list[Any] | None = None) -> str | None:
-    """A short human-readable text of a message, for the inbox, the event's service.content and agents."""
+    """A short human-readable text of a message, for the inbox, the event's service.content and agents.
+
+    A message the channel could not deliver whole (``errors[]`` beside any type) reads as its error.
+    """
+    summary = _type_summary(message_type, raw_obj)
+    if summary is None and as_list(errors):
+        first = as_dict(as_list(errors)[0])
+        return as_str(first.get("title")) or as_str(first.get("message"))
+    return summary
+
+
+def _type_summary(message_type: str, raw_obj: Any) -> str | None:
     if message_type == "contacts":
         return _contacts_summary(as_list(raw_obj))
     obj = as_dict(raw_obj)
@@ -118,8 +129,7 @@ def content_summary(message_type: str, raw_obj: Any, *, errors: list[Any] | None
     if message_type == "order":
         return as_str(obj.get("text")) or "[order]"
     if message_type in ("unsupported", "errors"):
-        first = as_dict(as_list(errors)[0]) if as_list(errors) else {}
-        return as_str(first.get("title")) or as_str(first.get("message"))
+        return None
     return as_str(obj.get("body")) or as_str(obj.get("text"))
 
 
@@ -167,8 +177,8 @@ def message_body_fields(message: dict[str, Any], *, fallback_time: datetime) -> 
 
 
 def received_extras(direction: str, payload: dict[str, Any]) -> dict[str, Any]:
-    """A received message's reply context, ad referral and errors[] as stored from the channel (none
-    for a send: its payload is the tenant's request)."""
+    """A received message's reply context, ad referral, errors[] and group as stored from the channel
+    (none for a send: its payload is the tenant's request)."""
     if direction != "inbound":
         return {}
     context = payload.get("context")
@@ -178,4 +188,5 @@ def received_extras(direction: str, payload: dict[str, Any]) -> dict[str, Any]:
         "context": context if isinstance(context, dict) and context else None,
         "referral": referral if isinstance(referral, dict) and referral else None,
         "errors": errors or None,
+        "group_id": as_str(payload.get("group_id")),
     }

@@ -20,7 +20,7 @@ from typing import Any
 from switchboard.domain.errors import ValidationFailed
 from switchboard.domain.inbound.coexistence import parse_echoes_change, parse_history_change
 from switchboard.domain.inbound.content import as_dict, as_list, as_str, epoch_to_datetime, phone_or_none
-from switchboard.domain.inbound.items import IdentityChange, InboundItem, UsernameUpdate
+from switchboard.domain.inbound.items import IdentityChange, InboundItem, Skipped, UsernameUpdate
 from switchboard.domain.inbound.messages import parse_messages_change
 from switchboard.domain.inbound.templates import TEMPLATE_CHANGE_FIELDS, parse_template_change
 from switchboard.domain.nul_text import might_hold_nul, strip_nul
@@ -119,17 +119,23 @@ def parse_envelope(payload: dict[str, Any] | bytes, *, received_at: datetime) ->
         entry_time, _ = epoch_to_datetime(entry.get("time"), fallback=received_at)
         for change in as_list(entry.get("changes")):
             change = as_dict(change)
-            parser = _CHANGE_PARSERS.get(as_str(change.get("field")) or "")
-            if parser is None:
-                continue
+            field = as_str(change.get("field")) or ""
+            parser = _CHANGE_PARSERS.get(field)
             value = as_dict(change.get("value"))
             metadata = as_dict(value.get("metadata"))
-            base = {
+            base: dict[str, Any] = {
                 "phone_number_id": as_str(metadata.get("phone_number_id")),
                 "display_phone_number": as_str(metadata.get("display_phone_number"))
                 or as_str(value.get("display_phone_number")),
                 "waba_id": as_str(entry.get("id")),
                 "occurred_at": entry_time,
             }
+            if parser is None:
+                items.append(
+                    Skipped(
+                        **base, change_field=field, what="change", reason="a field the service does not use"
+                    )
+                )
+                continue
             items.extend(parser(value, base=base))
     return items

@@ -65,6 +65,8 @@ class InboundMessage(ItemBase, _MessageBody):
     error_code: int | None = None
     error_title: str | None = None
     error_message: str | None = None
+    # A post in a WhatsApp group (``group_id`` on the message): filed in the group's own conversation.
+    group_id: str | None = None
 
     @property
     def bsuid(self) -> str | None:
@@ -79,6 +81,67 @@ class InboundMessage(ItemBase, _MessageBody):
     def dedup_key(self) -> str:
         """Messages are unique by wamid."""
         return f"message:{self.wa_message_id}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class MessageEdit(ItemBase):
+    """A user (or, from the business app, the business) edited a message it had sent (type ``edit``).
+
+    ``target_direction`` names the stored row it changes: ``inbound`` for a user's edit,
+    ``outbound`` for an edit echoed from the business app. The new content is read like
+    any message object (``edit.message``).
+    """
+
+    kind: ClassVar[str] = "message_edit"
+    wa_message_id: str
+    original_wa_message_id: str
+    target_direction: str = "inbound"
+    timestamp: str
+    message_type: str
+    type_object: dict[str, Any] | list[Any] | None = None
+    content: str | None = None
+    has_media: bool = False
+    media_id: str | None = None
+    media_mime_type: str | None = None
+
+    def dedup_key(self) -> str:
+        """An edit has its own wamid."""
+        return f"message_edit:{self.wa_message_id}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class MessageRevoke(ItemBase):
+    """A message deleted for everyone by its sender (type ``revoke``)."""
+
+    kind: ClassVar[str] = "message_revoke"
+    wa_message_id: str
+    original_wa_message_id: str
+    target_direction: str = "inbound"
+    timestamp: str
+
+    def dedup_key(self) -> str:
+        """A revoke has its own wamid."""
+        return f"message_revoke:{self.wa_message_id}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class HistoryMedia(ItemBase):
+    """The media asset of a history row, sent after the sync in ``history`` ``value.messages[]``.
+
+    History rows of media messages arrive without a media id; the upstream sends the
+    ids later (for media of the last 14 days), one message object per row, same wamid.
+    """
+
+    kind: ClassVar[str] = "history_media"
+    wa_message_id: str
+    message_type: str
+    type_object: dict[str, Any] | None = None
+    media_id: str | None = None
+    media_mime_type: str | None = None
+
+    def dedup_key(self) -> str:
+        """One asset per history row."""
+        return f"history_media:{self.wa_message_id}"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -255,6 +318,20 @@ class ChannelError(ItemBase):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Skipped(ItemBase):
+    """Something the channel sent that the service does not apply, and why: logged at INFO, not stored."""
+
+    kind: ClassVar[str] = "skipped"
+    change_field: str
+    what: str
+    reason: str
+
+    def dedup_key(self) -> str:
+        """Never claimed (nothing is applied); unique enough for a log line."""
+        return f"skipped:{self.change_field}:{self.what}:{self.occurred_at.isoformat()}"
+
+
+@dataclass(frozen=True, kw_only=True)
 class UsernameUpdate(ItemBase):
     """The upstream decided on a business username (``business_username_updates``)."""
 
@@ -269,6 +346,9 @@ class UsernameUpdate(ItemBase):
 
 InboundItem = (
     InboundMessage
+    | MessageEdit
+    | MessageRevoke
+    | HistoryMedia
     | StatusUpdate
     | SharedContactPhone
     | IdentityChange
@@ -277,6 +357,7 @@ InboundItem = (
     | HistoryMessage
     | HistoryError
     | ChannelError
+    | Skipped
     | UsernameUpdate
     | TemplateUpdate
 )
@@ -285,6 +366,9 @@ ITEM_TYPES: dict[str, type[ItemBase]] = {
     cls.kind: cls
     for cls in (
         InboundMessage,
+        MessageEdit,
+        MessageRevoke,
+        HistoryMedia,
         StatusUpdate,
         SharedContactPhone,
         IdentityChange,
@@ -293,6 +377,7 @@ ITEM_TYPES: dict[str, type[ItemBase]] = {
         HistoryMessage,
         HistoryError,
         ChannelError,
+        Skipped,
         UsernameUpdate,
         TemplateUpdate,
     )

@@ -14,6 +14,7 @@ from switchboard.domain.inbound.content import (
     phone_or_none,
     reply_id,
 )
+from switchboard.domain.inbound.edits import CHANGE_TYPES, parse_change
 from switchboard.domain.inbound.items import (
     ChannelError,
     IdentityChange,
@@ -21,10 +22,15 @@ from switchboard.domain.inbound.items import (
     InboundMessage,
     PhoneNumberChange,
     SharedContactPhone,
+    Skipped,
     StatusUpdate,
 )
 
 CONTACT_REQUEST_ORIGIN = "contact_request"
+
+
+def _skipped(base: dict[str, Any], what: str, reason: str) -> Skipped:
+    return Skipped(**base, change_field="messages", what=what, reason=reason)
 
 
 def _match_contact(contacts: list[Any], *, wa_id: str | None, user_id: str | None) -> dict[str, Any]:
@@ -90,7 +96,11 @@ def _system_items(message: dict[str, Any], *, base: dict[str, Any]) -> list[Inbo
                 source="system",
             )
         ]
-    return []
+    return [
+        _skipped(
+            common, f"system message {kind or '(no type)'}", "a system notice the service does not act on"
+        )
+    ]
 
 
 def _shared_contact(message: InboundMessage, cards: Any) -> SharedContactPhone | None:
@@ -122,9 +132,11 @@ def parse_message(message: dict[str, Any], *, contacts: list[Any], base: dict[st
     """One ``messages[]`` entry as a received message, plus the phone shared via request_contact_info."""
     if as_str(message.get("type")) == "system":
         return _system_items(message, base=base)
+    if as_str(message.get("type")) in CHANGE_TYPES:
+        return [parse_change(message, base=base, field="messages", target_direction="inbound")]
     body = message_body_fields(message, fallback_time=base["occurred_at"])
     if body["wa_message_id"] is None:
-        return []
+        return [_skipped(base, f"{body['message_type']} message", "it has no id")]
     from_wa_id = as_str(message.get("from"))
     from_user_id = as_str(message.get("from_user_id"))
     contact = _match_contact(contacts, wa_id=from_wa_id, user_id=from_user_id)
@@ -146,6 +158,7 @@ def parse_message(message: dict[str, Any], *, contacts: list[Any], base: dict[st
         error_code=as_int(error.get("code")),
         error_title=as_str(error.get("title")),
         error_message=_error_message(error),
+        group_id=as_str(message.get("group_id")),
     )
     items: list[InboundItem] = [inbound]
     if inbound.message_type == "contacts":
@@ -155,12 +168,16 @@ def parse_message(message: dict[str, Any], *, contacts: list[Any], base: dict[st
     return items
 
 
-def parse_status(status: dict[str, Any], *, contacts: list[Any], base: dict[str, Any]) -> StatusUpdate | None:
-    """One ``statuses[]`` entry; entries without a wamid or status are dropped (nothing to apply them to)."""
+def parse_status(
+    status: dict[str, Any], *, contacts: list[Any], base: dict[str, Any]
+) -> StatusUpdate | Skipped:
+    """One ``statuses[]`` entry; one without a wamid or status is skipped (nothing to apply it to)."""
     wa_message_id = as_str(status.get("id"))
     value = as_str(status.get("status"))
     if wa_message_id is None or value is None:
-        return None
+        return _skipped(
+            base, f"status {value or '(none)'} of {wa_message_id or '(no id)'}", "no id or status"
+        )
     occurred_at, timestamp = epoch_to_datetime(status.get("timestamp"), fallback=base["occurred_at"])
     recipient_id = as_str(status.get("recipient_id"))
     recipient_user_id = as_str(status.get("recipient_user_id"))
@@ -195,8 +212,6 @@ def parse_messages_change(value: dict[str, Any], *, base: dict[str, Any]) -> lis
     for message in as_list(value.get("messages")):
         items.extend(parse_message(as_dict(message), contacts=contacts, base=base))
     for status in as_list(value.get("statuses")):
-        update = parse_status(as_dict(status), contacts=contacts, base=base)
-        if update is not None:
-            items.append(update)
+        items.append(parse_status(as_dict(status), contacts=contacts, base=base))
     items.extend(parse_error(e, field="messages", base=base) for e in as_list(value.get("errors")))
     return items

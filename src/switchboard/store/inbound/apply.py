@@ -4,8 +4,8 @@ Every item is applied at most once: its business number plus ``dedup_key()``
 goes into the ``inbound_items`` ledger in the same transaction as its changes,
 so a redelivered payload, a retried activity or a concurrent duplicate finds
 the key and changes nothing (the message tables' unique constraints back this
-up). A status for a message not stored yet claims no key, so a later retry of
-it still applies. Template changes belong to a WABA, not a number: they are
+up). A status, edit or revoke for a message not stored yet claims no key, so a
+later retry of it still applies. Template changes belong to a WABA, not a number: they are
 keyed by WABA (``store.inbound.templates``).
 """
 
@@ -22,17 +22,22 @@ from switchboard.domain.inbound import (
     ChannelError,
     EchoMessage,
     HistoryError,
+    HistoryMedia,
     HistoryMessage,
     IdentityChange,
     InboundItem,
     InboundMessage,
+    MessageEdit,
+    MessageRevoke,
     PhoneNumberChange,
     SharedContactPhone,
+    Skipped,
     StatusUpdate,
     TemplateUpdate,
     UsernameUpdate,
 )
 from switchboard.store.inbound.business import Business, business_for_item
+from switchboard.store.inbound.edits import apply_history_media, apply_message_change, change_target_exists
 from switchboard.store.inbound.identity import (
     apply_identity_change,
     apply_phone_change,
@@ -59,6 +64,9 @@ _HANDLERS: dict[type, Handler] = {
     EchoMessage: apply_message_item,
     HistoryMessage: apply_message_item,
     HistoryError: apply_message_item,
+    MessageEdit: apply_message_change,
+    MessageRevoke: apply_message_change,
+    HistoryMedia: apply_history_media,
     UsernameUpdate: apply_username_update,
 }
 
@@ -94,6 +102,12 @@ async def apply_item(
             extra={**context, "code": item.code, "title": item.title, "field": item.change_field},
         )
         return ItemOutcome(IGNORED)
+    if isinstance(item, Skipped):
+        log.info(
+            "channel item skipped",
+            extra={**context, "field": item.change_field, "what": item.what, "reason": item.reason},
+        )
+        return ItemOutcome(IGNORED)
     if isinstance(item, TemplateUpdate):
         # WABA-level: no business number, keyed and ordered by template.
         return await apply_template_update(session, item, payload_id=payload_id, now=now)
@@ -113,6 +127,10 @@ async def apply_item(
         log.info("inbound item kind not handled; ignored", extra=context)
         return ItemOutcome(IGNORED)
     if isinstance(item, StatusUpdate) and not await status_target_exists(session, item, biz):
+        return ItemOutcome(DEFERRED)
+    if isinstance(item, MessageEdit | MessageRevoke | HistoryMedia) and not await change_target_exists(
+        session, item, biz
+    ):
         return ItemOutcome(DEFERRED)
     if claimed is None:
         claimed = await claim_item(session, key=ledger_key(item, biz), payload_id=payload_id, at=now)

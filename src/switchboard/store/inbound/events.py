@@ -44,6 +44,8 @@ def message_facts(message: Message, **upstream: Any) -> MessageFacts:
         error_title=upstream.pop("error_title", None) or message.error_title,
         error_message=upstream.pop("error_message", None) or message.error_message,
         code=message.error_code,
+        biz_opaque_callback_data=upstream.pop("biz_opaque_callback_data", None)
+        or (payload.get("biz_opaque_callback_data") if message.direction == "outbound" else None),
         **upstream,
     )
 
@@ -57,6 +59,7 @@ def conversation_facts(conversation: Conversation, contact: Contact | None) -> C
         business_scoped_user_id=conversation.contact_bsuid,
         parent_business_scoped_user_id=contact.parent_bsuid if contact is not None else None,
         username=conversation.contact_username,
+        group_id=conversation.group_id,
     )
 
 

@@ -26,11 +26,12 @@ from switchboard.domain.inbound import (
     HistoryMessage,
     InboundMessage,
 )
+from switchboard.domain.inbound.unread import counts_unread
 from switchboard.models.base import utcnow
 from switchboard.models.messaging import Contact, Conversation, Message
 from switchboard.store.agents.guardrails import note_human_message
 from switchboard.store.agents.threads import enqueue_turn
-from switchboard.store.contacts import ContactFacts, upsert_contact
+from switchboard.store.contacts import ContactFacts, group_contact, upsert_contact
 from switchboard.store.conversations import note_inbound_message, note_other_message, open_conversation
 from switchboard.store.inbound.business import Business
 from switchboard.store.inbound.events import NO_DELIVERY, conversation_facts, emit, message_facts
@@ -59,7 +60,10 @@ async def stored_message(
 
 
 def _compact(data: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in data.items() if value not in (None, False, "")}
+    """Without unknown values and false flags; a 0 is a value (history phase 0 is the first day)."""
+    return {
+        key: value for key, value in data.items() if value is not None and value is not False and value != ""
+    }
 
 
 def _payload(item: InboundMessage | EchoMessage | HistoryMessage, **extra: Any) -> dict[str, Any]:
@@ -87,15 +91,23 @@ async def _conversation(
     biz: Business,
     facts: ContactFacts,
     *,
+    group_id: str | None,
     on_create: Callable[[Conversation], None],
     written_by_caller: bool,
 ) -> tuple[Contact | None, Conversation | None, bool]:
-    if not facts.identifiable:
+    """The message's contact and conversation: the sender's, or for a group post the group's."""
+    if group_id is None and not facts.identifiable:
         return None, None, False
     customer_id = await biz.customer_for_contacts(session)
-    contact, new_contact = await upsert_contact(
-        session, tenant_id=biz.tenant_id, customer_id=customer_id, facts=facts
-    )
+    if group_id is not None:
+        contact, new_contact = await group_contact(
+            session, tenant_id=biz.tenant_id, customer_id=customer_id, group_id=group_id
+        )
+        on_create = _as_group(on_create, group_id)
+    else:
+        contact, new_contact = await upsert_contact(
+            session, tenant_id=biz.tenant_id, customer_id=customer_id, facts=facts
+        )
     conversation, created = await open_conversation(
         session,
         tenant_id=biz.tenant_id,
@@ -109,10 +121,20 @@ async def _conversation(
     return contact, conversation, created
 
 
+def _as_group(on_create: Callable[[Conversation], None], group_id: str) -> Callable[[Conversation], None]:
+    """``on_create`` for a group's new conversation, marked as the group's before it is written."""
+
+    def created(conversation: Conversation) -> None:
+        conversation.group_id = group_id
+        on_create(conversation)
+
+    return created
+
+
 def _note(conversation: Conversation, message: Message, *, from_user: bool) -> None:
     """Move the conversation's pointers for a message: a user's reopens it and moves its window."""
     if from_user:
-        note_inbound_message(conversation, message)
+        note_inbound_message(conversation, message, unread=counts_unread(message.message_type))
     else:
         note_other_message(conversation, message)
 
@@ -180,6 +202,8 @@ class _Row:
     from_user: bool = False
     # A person wrote from the business side (app echo, outbound history row): the agent steps back.
     from_business_person: bool = False
+    # A post in a WhatsApp group: filed in the group's conversation, never answered by an agent.
+    group_id: str | None = None
 
 
 def _user_message_row(item: InboundMessage, biz: Business) -> _Row:
@@ -204,6 +228,7 @@ def _user_message_row(item: InboundMessage, biz: Business) -> _Row:
                 reply_id=item.reply_id,
                 referral=item.referral,
                 errors=item.errors,
+                group_id=item.group_id,
                 profile_name=item.profile_name,
                 username=item.username,
             ),
@@ -216,6 +241,7 @@ def _user_message_row(item: InboundMessage, biz: Business) -> _Row:
         event=MESSAGE_RECEIVED,
         event_facts={"from_user_id": item.from_user_id, "from_parent_user_id": item.from_parent_user_id},
         from_user=True,
+        group_id=item.group_id,
     )
 
 
@@ -328,6 +354,7 @@ async def apply_message_item(
         session,
         biz,
         row.contact,
+        group_id=row.group_id,
         on_create=lambda new: _note(new, message, from_user=row.from_user),
         written_by_caller=together,
     )
@@ -352,7 +379,7 @@ async def apply_message_item(
                 session, biz, row.event, facts, item.occurred_at, conversation, contact, created
             )
         )
-    if row.from_user and conversation is not None and biz.agents_enabled and starts_turn(item.message_type):
+    if row.from_user and conversation is not None and biz.agents_enabled and _answerable(item):
         thread = await enqueue_turn(
             session,
             conversation=conversation,
@@ -366,6 +393,18 @@ async def apply_message_item(
     if row.from_business_person:
         await _human_wrote(session, outcome, conversation, sent_at=item.occurred_at)
     return outcome
+
+
+def _answerable(item: MessageItem) -> bool:
+    """A user message an agent answers: a type that starts a turn, arrived whole (an interactive reply
+    the channel reports with errors[] is an error, not a choice to act on), written to the business
+    alone (a group post is a remark among people, and an agent's answer would go to the whole group)."""
+    return (
+        isinstance(item, InboundMessage)
+        and starts_turn(item.message_type)
+        and not item.errors
+        and item.group_id is None
+    )
 
 
 async def _human_wrote(

@@ -10,7 +10,7 @@ UNCHANGED = "unchanged"
 DUPLICATE = "duplicate"
 # Not for a number provisioned here, or a kind the service only logs.
 IGNORED = "ignored"
-# A status for a message this service has not stored yet; the workflow retries it shortly.
+# A status, edit, revoke or history asset for a message not stored yet; the workflow retries it shortly.
 DEFERRED = "deferred"
 
 OUTCOMES = (APPLIED, UNCHANGED, DUPLICATE, IGNORED, DEFERRED)

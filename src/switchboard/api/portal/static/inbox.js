@@ -28,6 +28,7 @@ function contactOf(conversation) {
 }
 
 function displayName(conversation) {
+  if (conversation.group_id) return "WhatsApp group";
   const contact = contactOf(conversation);
   if (contact && contact.name) return contact.name;
   if (conversation.contactUsername) return `@${conversation.contactUsername}`;
@@ -37,6 +38,7 @@ function displayName(conversation) {
 
 function identifiers(conversation) {
   const parts = [];
+  if (conversation.group_id) parts.push(`group ${conversation.group_id}`);
   if (conversation.contactUsername) parts.push(`@${conversation.contactUsername}`);
   if (conversation.contact_phone) parts.push(`+${conversation.contact_phone}`);
   if (conversation.contactBsuid) parts.push(`BSUID ${conversation.contactBsuid}`);
@@ -159,6 +161,11 @@ function statusTicks(message) {
   return h("span", { class: "ticks", "data-status": message.status, title: label, "aria-label": label }, mark);
 }
 
+function inGroup() {
+  const conversation = state.conversations.find((c) => c.id === state.selected);
+  return Boolean(conversation && conversation.group_id);
+}
+
 function renderMessage(message) {
   const outbound = message.direction === "outbound";
   const failed = message.status === "failed" || message.status === "failed_transient";
@@ -181,6 +188,7 @@ function renderMessage(message) {
       "div",
       { class: "meta" },
       outbound ? h("span", { class: "source" }, SOURCES[message.source] || message.source) : null,
+      !outbound && inGroup() && message.from_phone ? h("span", { class: "author" }, `+${message.from_phone}`) : null,
       message.coexistence_echo ? h("span", {}, "echo") : null,
       timeEl(message.occurred_at, clock(message.occurred_at)),
       outbound ? statusTicks(message) : null,
@@ -311,11 +319,15 @@ function agentName() {
 
 function renderComposer() {
   const needsLogin = state.requireAgentLogin && !agentName();
+  const conversation = state.conversations.find((c) => c.id === state.selected);
+  // A reply addresses one person; a group's posts are read here and answered from the phone.
+  const group = Boolean(conversation && conversation.group_id);
   $("#agent-login").hidden = !needsLogin;
   $("#agent-current").hidden = !state.requireAgentLogin || needsLogin;
   $("#agent-current-name").textContent = agentName();
-  $("#reply-text").disabled = needsLogin;
-  $("#reply-send").disabled = needsLogin;
+  $("#reply-text").disabled = needsLogin || group;
+  $("#reply-text").placeholder = group ? "Replies to a group are not sent from the inbox" : "Write a reply…";
+  $("#reply-send").disabled = needsLogin || group;
 }
 
 async function sendReply(event) {
