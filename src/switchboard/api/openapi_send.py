@@ -32,8 +32,21 @@ SEND_SCHEMA: dict[str, Any] = {
         "type": {"type": "string", "enum": SEND_TYPES},
         **{name: {"type": ["object", "array"] if name == "contacts" else "object"} for name in SEND_TYPES},
         "context": {"type": "object", "description": "reply to: {message_id}"},
+        "biz_opaque_callback_data": {
+            "type": "string",
+            "maxLength": 512,
+            "description": "echoed back in the message of this message's status events",
+        },
+        "recipient_identity_key_hash": {
+            "type": "string",
+            "maxLength": 128,
+            "description": "the upstream refuses the send (137000) if the user's identity key changed",
+        },
+        "messaging_product": {"type": "string", "enum": ["whatsapp"]},
+        "recipient_type": {"type": "string", "enum": ["individual"]},
     },
-    "additionalProperties": True,
+    # A field the service would not send is refused by name (docs/messaging.md, "What a send may carry").
+    "additionalProperties": False,
 }
 
 SEND_EXAMPLES: dict[str, Any] = {

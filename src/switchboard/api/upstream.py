@@ -77,15 +77,15 @@ async def upload_media(
         )
 
 
-async def mark_read_upstream(state: AppState, phone: PhoneNumber, wa_message_id: str) -> None:
-    """Tell the upstream a message was read, and clear the conversation's unread count."""
-    await call_for_phone(
-        state,
-        phone,
-        "POST",
-        f"{phone.phone_number_id}/messages",
-        json={"messaging_product": "whatsapp", "status": "read", "message_id": wa_message_id},
-    )
+async def mark_read_upstream(
+    state: AppState, phone: PhoneNumber, wa_message_id: str, *, typing_indicator: dict[str, str] | None = None
+) -> None:
+    """Tell the upstream a message was read (showing the typing indicator when asked), and clear the
+    conversation's unread count."""
+    body: dict[str, Any] = {"messaging_product": "whatsapp", "status": "read", "message_id": wa_message_id}
+    if typing_indicator is not None:
+        body["typing_indicator"] = typing_indicator
+    await call_for_phone(state, phone, "POST", f"{phone.phone_number_id}/messages", json=body)
     async with unit_of_work(state.sessions) as session:
         await messages.mark_conversation_read(
             session, phone_number_id=phone.phone_number_id, wa_message_id=wa_message_id

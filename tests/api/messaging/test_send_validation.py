@@ -98,18 +98,18 @@ INVALID: list[tuple[str, dict[str, Any], str, str]] = [
         "image",
     ),
     (
-        "buttons-with-media-header",
+        "buttons-with-audio-header",
         {
             "to": TO,
             "type": "interactive",
             "interactive": {
                 **FOUR_BUTTONS,
-                "header": {"type": "image", "image": {"id": "1"}},
+                "header": {"type": "audio", "audio": {"id": "1"}},
                 "action": {"buttons": [button(0)]},
             },
         },
-        "INVALID_MESSAGE_TYPE",
-        "interactive.header",
+        "VALIDATION_FAILED",
+        "interactive.header.type",
     ),
     (
         "text-too-long",

@@ -211,8 +211,8 @@ INVALID: list[tuple[str, Any, str, str | None]] = [
     ("location missing", send("location", None), "MISSING_REQUIRED_FIELD", "location.latitude"),
     ("longitude missing", send("location", {"latitude": 1}), "MISSING_REQUIRED_FIELD", "location.longitude"),
     (
-        "latitude string",
-        send("location", {"latitude": "1.5", "longitude": 2}),
+        "latitude string that is not a number",
+        send("location", {"latitude": "1.5 N", "longitude": 2}),
         "VALIDATION_FAILED",
         "location.latitude",
     ),
@@ -396,18 +396,13 @@ INVALID: list[tuple[str, Any, str, str | None]] = [
         "interactive.action.buttons[1].reply.id",
     ),
     (
-        "button media header",
+        "list media header",
         send(
             "interactive",
-            {
-                "type": "button",
-                "header": {"type": "image", "image": {"id": "1"}},
-                "body": {"text": "t"},
-                "action": {"buttons": buttons(1)},
-            },
+            {**list_obj(rows(2)), "header": {"type": "image", "image": {"id": "1"}}},
         ),
-        "INVALID_MESSAGE_TYPE",
-        "interactive.header",
+        "VALIDATION_FAILED",
+        "interactive.header.type",
     ),
     (
         "list eleven rows",
@@ -563,3 +558,42 @@ def test_media_neither_lists_both_alternatives() -> None:
         parse_send_request(send("document", {"filename": "a.pdf"}))
     assert caught.value.details == {"field": "document.link", "one_of": ["document.link", "document.id"]}
     assert "exactly one of link" in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("kind", "obj", "field"),
+    [
+        ("interactive", {"type": "button", "body": {"text": "t"}, "action": {}, "foo": 1}, "interactive.foo"),
+        (
+            "interactive",
+            {"type": "button", "body": {"text": "t", "x": 1}, "action": {}},
+            "interactive.body.x",
+        ),
+        ("template", {"name": "t", "language": {"code": "en", "x": 1}}, "template.language.x"),
+        ("template", {"name": "t", "language": {"code": "en"}, "namespace": "n"}, "template.namespace"),
+        (
+            "template",
+            {"name": "t", "language": {"code": "en"}, "components": [{"type": "body", "params": []}]},
+            "template.components[0].params",
+        ),
+        (
+            "template",
+            {
+                "name": "t",
+                "language": {"code": "en"},
+                "components": [{"type": "body", "parameters": [{"type": "text", "text": "a", "image": {}}]}],
+            },
+            "template.components[0].parameters[0].image",
+        ),
+        ("location", {"latitude": 1, "longitude": 2, "url": "https://maps"}, "location.url"),
+        ("reaction", {"message_id": "wamid.x", "emoji": "👍", "type": "like"}, "reaction.type"),
+        ("image", {"link": "https://a/b.jpg", "mime_type": "image/jpeg"}, "image.mime_type"),
+    ],
+)
+def test_a_field_inside_a_type_object_that_would_not_be_sent_is_refused(
+    kind: str, obj: Any, field: str
+) -> None:
+    with pytest.raises(ValidationFailed) as caught:
+        parse_send_request(send(kind, obj))
+    assert caught.value.code == "VALIDATION_FAILED"
+    assert caught.value.details is not None and caught.value.details["field"] == field

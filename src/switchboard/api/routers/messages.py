@@ -15,6 +15,8 @@ from switchboard.api.time_filters import time_bound
 from switchboard.api.upstream import mark_read_upstream
 from switchboard.domain.errors import MissingRequiredField, ValidationFailed
 from switchboard.domain.send_payload import MEDIA_TYPES
+from switchboard.domain.send_payload.fields import refuse_unknown
+from switchboard.domain.send_payload.mark_read import typing_indicator
 from switchboard.models.messages_api import MessagePublic
 from switchboard.models.messaging import Message
 from switchboard.store import messages
@@ -58,11 +60,13 @@ async def mark_read(state: State, who: Caller, body: Annotated[dict[str, Any], B
     for field, value in (("phone_number_id", phone_number_id), ("wa_message_id", wa_message_id)):
         if not isinstance(value, str) or not value:
             raise MissingRequiredField(field)
+    typing = typing_indicator(body.get("typing_indicator"))
+    refuse_unknown(body, {"phone_number_id", "wa_message_id", "typing_indicator"}, "")
     async with state.sessions() as session:
         phone = await messages.phone_for_send(session, who.tenant_id, str(phone_number_id))
     if who.is_sandbox:
         return {"success": True, "sandbox": True}
-    await mark_read_upstream(state, phone, str(wa_message_id))
+    await mark_read_upstream(state, phone, str(wa_message_id), typing_indicator=typing)
     return {"success": True}
 
 

@@ -24,6 +24,10 @@ def cloud_api_body(send: SendRequest, *, to: str | None = None) -> dict[str, Any
         body["context"] = {"message_id": send.context.message_id}
     body["type"] = send.type
     body[send.type] = _type_object(send)
+    if send.biz_opaque_callback_data is not None:
+        body["biz_opaque_callback_data"] = send.biz_opaque_callback_data
+    if send.recipient_identity_key_hash is not None:
+        body["recipient_identity_key_hash"] = send.recipient_identity_key_hash
     return body
 
 

@@ -22,6 +22,18 @@ def invalid(
     return ValidationFailed(message, code=code, details=details)
 
 
+def refuse_unknown(obj: Mapping[str, Any], known: set[str] | frozenset[str], path: str) -> None:
+    """Refuse a field the service does not forward (never accepted and dropped), naming it."""
+    unknown = sorted(key for key in obj if key not in known)
+    if unknown:
+        field = f"{path}.{unknown[0]}" if path else unknown[0]
+        error = invalid(
+            field, f"{field} is not a field this service sends (allowed: {', '.join(sorted(known))})"
+        )
+        error.details = {"field": field, "unknown": [f"{path}.{k}" if path else k for k in unknown]}
+        raise error
+
+
 def is_blank(value: Any) -> bool:
     """Tell whether a value counts as absent (missing, null or an empty/blank string)."""
     return value is None or (isinstance(value, str) and not value.strip())

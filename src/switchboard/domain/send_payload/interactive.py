@@ -1,4 +1,4 @@
-"""Validation of interactive send objects: reply buttons, lists, location and contact requests."""
+"""Validation of interactive send objects: reply buttons, lists, CTA URL buttons, location and contact requests."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from switchboard.domain.send_payload.fields import (
     item_object,
     optional_object,
     optional_str,
+    refuse_unknown,
     require_list,
     require_object,
     require_str,
@@ -20,8 +21,17 @@ from switchboard.domain.send_payload.models import INTERACTIVE_TYPES, Interactiv
 MAX_BUTTONS = 3
 MAX_LIST_ROWS = 10
 MAX_LIST_SECTIONS = 10
-_BODY_MAX = {"button": 1024, "list": 4096, "location_request_message": 1024, "request_contact_info": 1024}
+CTA_DISPLAY_TEXT_MAX = 20
+_BODY_MAX = {
+    "button": 1024,
+    "list": 4096,
+    "cta_url": 1024,
+    "location_request_message": 1024,
+    "request_contact_info": 1024,
+}
 _MEDIA_HEADERS = ("image", "video", "document")
+# Header types each interactive type takes (the Cloud API's reply-button and CTA URL messages take media).
+_HEADER_TYPES = {"button": ("text", *_MEDIA_HEADERS), "cta_url": ("text", *_MEDIA_HEADERS), "list": ("text",)}
 _ACTION_NAMES = {"location_request_message": "send_location", "request_contact_info": "request_contact_info"}
 
 
@@ -36,7 +46,7 @@ def template_required(path: str) -> ValidationFailed:
 
 
 def parse_interactive(obj: Mapping[str, Any], path: str) -> InteractiveObject:
-    """Validate an interactive object of one of the four supported interactive types."""
+    """Validate an interactive object of one of the supported interactive types."""
     kind = obj.get("type")
     if kind is None or kind == "":
         raise MissingRequiredField(f"{path}.type")
@@ -47,10 +57,13 @@ def parse_interactive(obj: Mapping[str, Any], path: str) -> InteractiveObject:
             value=kind,
             code="INVALID_MESSAGE_TYPE",
         )
+    refuse_unknown(obj, {"type", "header", "body", "footer", "action"}, path)
     body = require_object(obj, "body", f"{path}.body")
+    refuse_unknown(body, {"text"}, f"{path}.body")
     require_str(body, "text", f"{path}.body.text", max_len=_BODY_MAX[kind])
     footer = optional_object(obj, "footer", f"{path}.footer")
     if footer is not None:
+        refuse_unknown(footer, {"text"}, f"{path}.footer")
         require_str(footer, "text", f"{path}.footer.text", max_len=60)
     _header(obj, kind, f"{path}.header")
     action = require_object(obj, "action", f"{path}.action")
@@ -58,6 +71,8 @@ def parse_interactive(obj: Mapping[str, Any], path: str) -> InteractiveObject:
         _buttons(action, f"{path}.action")
     elif kind == "list":
         _list(action, f"{path}.action")
+    elif kind == "cta_url":
+        _cta_url(action, f"{path}.action")
     else:
         _named_action(action, f"{path}.action", _ACTION_NAMES[kind])
     return InteractiveObject.model_validate(obj)
@@ -67,16 +82,33 @@ def _header(obj: Mapping[str, Any], kind: str, path: str) -> None:
     header = optional_object(obj, "header", path)
     if header is None:
         return
-    if kind not in ("button", "list"):
+    allowed = _HEADER_TYPES.get(kind)
+    if allowed is None:
         raise invalid(path, f"interactive {kind} messages take no header")
     header_type = require_str(header, "type", f"{path}.type")
-    if header_type in _MEDIA_HEADERS and kind == "button":
-        raise template_required(path)
-    if header_type != "text":
+    if header_type not in allowed:
         raise invalid(
-            f"{path}.type", "the header of an interactive message must be of type text", value=header_type
+            f"{path}.type",
+            f"the header of an interactive {kind} message must be of type {' or '.join(allowed)}",
+            value=header_type,
         )
-    require_str(header, "text", f"{path}.text", max_len=60)
+    if header_type == "text":
+        require_str(header, "text", f"{path}.text", max_len=60)
+        return
+    _media_header(header, header_type, f"{path}.{header_type}")
+
+
+def _media_header(header: Mapping[str, Any], media_type: str, path: str) -> None:
+    """An image, video or document header: exactly one of a public link or an uploaded media id."""
+    media = require_object(header, media_type, path)
+    link, media_id = media.get("link"), media.get("id")
+    if (link is None or link == "") == (media_id is None or media_id == ""):
+        raise invalid(path, f"{path} takes exactly one of link or id")
+    if link is not None:
+        if not isinstance(link, str) or not link.lower().startswith(("https://", "http://")):
+            raise invalid(f"{path}.link", f"{path}.link must be a public http(s) URL", value=link)
+    elif not isinstance(media_id, str):
+        raise invalid(f"{path}.id", f"{path}.id must be a string media id")
 
 
 def _buttons(action: Mapping[str, Any], path: str) -> None:
@@ -127,6 +159,16 @@ def _list(action: Mapping[str, Any], path: str) -> None:
             seen.add(row_id)
     if total > MAX_LIST_ROWS:
         raise invalid(f"{path}.sections", f"a list holds up to {MAX_LIST_ROWS} rows in total (got {total})")
+
+
+def _cta_url(action: Mapping[str, Any], path: str) -> None:
+    """A call-to-action URL button: ``{"name": "cta_url", "parameters": {"display_text", "url"}}``."""
+    _named_action(action, path, "cta_url")
+    parameters = require_object(action, "parameters", f"{path}.parameters")
+    require_str(parameters, "display_text", f"{path}.parameters.display_text", max_len=CTA_DISPLAY_TEXT_MAX)
+    url = require_str(parameters, "url", f"{path}.parameters.url")
+    if not url.lower().startswith(("https://", "http://")):
+        raise invalid(f"{path}.parameters.url", "the button's url must be an http(s) URL", value=url)
 
 
 def _named_action(action: Mapping[str, Any], path: str, expected: str) -> None:

@@ -21,7 +21,7 @@ MessageType = Literal[
 ]
 MESSAGE_TYPES: tuple[str, ...] = MessageType.__args__  # type: ignore[attr-defined]
 MEDIA_TYPES: tuple[str, ...] = ("image", "video", "audio", "document", "sticker")
-InteractiveType = Literal["button", "list", "location_request_message", "request_contact_info"]
+InteractiveType = Literal["button", "list", "cta_url", "location_request_message", "request_contact_info"]
 INTERACTIVE_TYPES: tuple[str, ...] = InteractiveType.__args__  # type: ignore[attr-defined]
 ParameterFormat = Literal["POSITIONAL", "NAMED"]
 
@@ -36,6 +36,8 @@ class MediaObject(BaseModel):
     id: str | None = None
     caption: str | None = None
     filename: str | None = None
+    # audio only: a voice note (played with the voice-message UI; the file must be OGG/Opus).
+    voice: bool | None = None
 
 
 class LocationObject(BaseModel):
@@ -145,6 +147,10 @@ class SendRequest(BaseModel):
     interactive: InteractiveObject | None = None
     contacts: list[ContactCard] | None = None
     reaction: ReactionObject | None = None
+    # Echoed by the upstream on this message's status webhooks, and so on its status events.
+    biz_opaque_callback_data: str | None = None
+    # The upstream refuses the send (137000) if the user's identity key no longer has this hash.
+    recipient_identity_key_hash: str | None = None
 
     @property
     def content(self) -> BaseModel | list[ContactCard]:

@@ -13,6 +13,7 @@ from switchboard.domain.send_payload.fields import (
     optional_list,
     optional_object,
     optional_str,
+    refuse_unknown,
     require_str,
 )
 from switchboard.domain.send_payload.models import (
@@ -23,7 +24,28 @@ from switchboard.domain.send_payload.models import (
 )
 from switchboard.domain.send_payload.variables import NAMED_VARIABLE
 
-PARAMETER_TYPES = ("text", "currency", "date_time", "image", "video", "document", "payload", "location")
+PARAMETER_TYPES = (
+    "text",
+    "currency",
+    "date_time",
+    "image",
+    "video",
+    "document",
+    "payload",
+    "location",
+    "coupon_code",
+    "action",
+)
+# Button parameters the Cloud API defines per button sub_type: a copy_code button's coupon code, the
+# action of a flow button (flow_token, flow_action_data) or a catalog / multi-product button
+# (thumbnail_product_retailer_id). Other parameters go where the template's components take them.
+_BUTTON_PARAMETERS = {
+    "copy_code": ("coupon_code",),
+    "flow": ("action",),
+    "catalog": ("action",),
+    "mpm": ("action",),
+}
+COUPON_CODE_MAX = 15
 BUTTON_SUB_TYPES = ("quick_reply", "url", "copy_code", "flow", "catalog", "mpm", "voice_call")
 SENDABLE_STATUSES = frozenset({"APPROVED"})
 _MEDIA_PARAMETERS = ("image", "video", "document", "location")
@@ -32,6 +54,12 @@ _COMPONENT_ORDER = {"header": 0, "body": 1, "button": 2}
 
 def parse_template(obj: Mapping[str, Any], path: str = "template") -> TemplateObject:
     """Validate a template send object; NAMED params become parameters carrying parameter_name."""
+    # parameter_format is derived here; it is accepted because a stored send (re-read to resume it) has it.
+    refuse_unknown(
+        obj,
+        {"name", "language", "components", "body_named_params", "header_named_param", "parameter_format"},
+        path,
+    )
     name = require_str(obj, "name", f"{path}.name")
     language = _language(obj, f"{path}.language")
     components = [
@@ -70,6 +98,7 @@ def _language(obj: Mapping[str, Any], path: str) -> dict[str, str]:
         raise MissingRequiredField(f"{path}.code")
     if not isinstance(value, Mapping):
         raise invalid(path, f'{path} must be an object like {{"code": "en_US"}}')
+    refuse_unknown(value, {"code", "policy"}, path)
     language = {"code": require_str(value, "code", f"{path}.code")}
     policy = optional_str(value, "policy", f"{path}.policy")
     if policy is not None:
@@ -79,6 +108,7 @@ def _language(obj: Mapping[str, Any], path: str) -> dict[str, str]:
 
 def _component(raw: Any, path: str) -> TemplateComponent:
     obj = item_object(raw, path)
+    refuse_unknown(obj, {"type", "sub_type", "index", "parameters"}, path)
     kind = require_str(obj, "type", f"{path}.type").lower()
     if kind not in _COMPONENT_ORDER:
         raise invalid(f"{path}.type", "component type must be header, body or button", value=obj["type"])
@@ -90,6 +120,14 @@ def _component(raw: Any, path: str) -> TemplateComponent:
         index = _button_index(obj.get("index"), f"{path}.index")
     raw_params = optional_list(obj, "parameters", f"{path}.parameters") or []
     params = [_parameter(p, f"{path}.parameters[{i}]") for i, p in enumerate(raw_params)]
+    for i, param in enumerate(params):
+        only_for = [sub for sub, kinds in _BUTTON_PARAMETERS.items() if param.type in kinds]
+        if only_for and sub_type not in only_for:
+            raise invalid(
+                f"{path}.parameters[{i}].type",
+                f"a {param.type} parameter belongs to a button of sub_type {' or '.join(only_for)}",
+                value=param.type,
+            )
     return TemplateComponent.model_validate(
         {"type": kind, "sub_type": sub_type, "index": index, "parameters": params}
     )
@@ -111,8 +149,11 @@ def _parameter(raw: Any, path: str) -> TemplateParameter:
         raise invalid(
             f"{path}.type", f"parameter type must be one of {', '.join(PARAMETER_TYPES)}", value=kind
         )
+    refuse_unknown(obj, {"type", "parameter_name", kind}, path)
     value = obj.get(kind)
-    if kind in ("text", "payload"):
+    if kind == "coupon_code":
+        require_str(obj, kind, f"{path}.{kind}", max_len=COUPON_CODE_MAX)
+    elif kind in ("text", "payload"):
         if isinstance(value, int | float) and not isinstance(value, bool):
             obj = {**obj, kind: str(value)}
         else:
@@ -123,6 +164,11 @@ def _parameter(raw: Any, path: str) -> TemplateParameter:
         raise invalid(f"{path}.{kind}", f"{path}.{kind} must be an object")
     elif kind in ("currency", "date_time"):
         require_str(value, "fallback_value", f"{path}.{kind}.fallback_value")
+    elif kind == "action" and not value:
+        raise MissingRequiredField(
+            f"{path}.action",
+            f"{path}.action needs flow_token, flow_action_data or thumbnail_product_retailer_id",
+        )
     elif kind in ("image", "video", "document") and is_blank(value.get("link")) == is_blank(value.get("id")):
         raise invalid(f"{path}.{kind}", f"{path}.{kind} takes exactly one of link or id")
     name = optional_str(obj, "parameter_name", f"{path}.parameter_name")

@@ -15,6 +15,7 @@ from switchboard.domain.send_payload.fields import (
     optional_list,
     optional_object,
     optional_str,
+    refuse_unknown,
     require_object,
     require_str,
 )
@@ -34,18 +35,43 @@ from switchboard.domain.send_payload.template import parse_template
 
 TEXT_BODY_MAX = 4096
 CAPTION_MAX = 1024
+# The Cloud API's limit on the string it echoes back on status webhooks.
+CALLBACK_DATA_MAX = 512
+IDENTITY_HASH_MAX = 128
+# Top-level send fields besides the type's own object.
+_TOP_LEVEL = frozenset(
+    {
+        "phone_number_id",
+        "to",
+        "recipient",
+        "type",
+        "context",
+        "messaging_product",
+        "recipient_type",
+        "biz_opaque_callback_data",
+        "recipient_identity_key_hash",
+    }
+)
+_MEDIA_FIELDS = frozenset({"link", "id", "caption", "filename", "voice"})
 _CAPTIONED = ("image", "video", "document")
 # Keys that would turn a media message into "media with buttons", which only a template can carry.
 _BUTTON_KEYS = ("buttons", "action", "interactive")
 
 
 def parse_send_request(body: Any) -> SendRequest:
-    """Validate a POST /v1/messages body and return the typed SendRequest (sandbox and live alike)."""
+    """Validate a POST /v1/messages body and return the typed SendRequest (sandbox and live alike).
+
+    Every field is either forwarded to the upstream or refused: a field the service would drop
+    (a typo, another type's object, a Cloud API field not offered here) is a 400 that names it.
+    """
     if not isinstance(body, Mapping):
         raise ValidationFailed("request body must be a JSON object", code="VALIDATION_FAILED")
     phone_number_id = _phone_number_id(body)
     to, recipient = _addressing(body)
     message_type = _message_type(body)
+    refuse_unknown(body, {*_TOP_LEVEL, message_type}, "")
+    _fixed(body, "messaging_product", "whatsapp")
+    _fixed(body, "recipient_type", "individual")
     context = _context(body)
     content = _PARSERS[message_type](body.get(message_type), message_type)
     return SendRequest.model_validate(
@@ -56,8 +82,20 @@ def parse_send_request(body: Any) -> SendRequest:
             "type": message_type,
             "context": context,
             message_type: content,
+            "biz_opaque_callback_data": optional_str(
+                body, "biz_opaque_callback_data", "biz_opaque_callback_data", max_len=CALLBACK_DATA_MAX
+            ),
+            "recipient_identity_key_hash": optional_str(
+                body, "recipient_identity_key_hash", "recipient_identity_key_hash", max_len=IDENTITY_HASH_MAX
+            ),
         }
     )
+
+
+def _fixed(body: Mapping[str, Any], key: str, value: str) -> None:
+    """A Cloud API field the service sets itself: accepted when it says what the service sends."""
+    if key in body and body[key] != value:
+        raise invalid(key, f"{key} can only be {value!r} here", value=body[key])
 
 
 def _phone_number_id(body: Mapping[str, Any]) -> str:
@@ -105,6 +143,7 @@ def _context(body: Mapping[str, Any]) -> ReplyContext | None:
     context = optional_object(body, "context", "context")
     if context is None:
         return None
+    refuse_unknown(context, {"message_id"}, "context")
     return ReplyContext(message_id=require_str(context, "message_id", "context.message_id"))
 
 
@@ -119,6 +158,7 @@ def type_object(raw: Any, path: str) -> Mapping[str, Any]:
 
 def _text(raw: Any, path: str) -> TextObject:
     obj = type_object(raw, path)
+    refuse_unknown(obj, {"body", "preview_url"}, path)
     body = require_str(obj, "body", f"{path}.body", max_len=TEXT_BODY_MAX)
     preview_url = obj.get("preview_url")
     if preview_url is not None and not isinstance(preview_url, bool):
@@ -131,6 +171,7 @@ def parse_media(raw: Any, path: str) -> MediaObject:
     obj = type_object(raw, path)
     if any(key in obj for key in _BUTTON_KEYS):
         raise template_required(path)
+    refuse_unknown(obj, _MEDIA_FIELDS, path)
     media_id = obj.get("id")
     if isinstance(media_id, int) and not isinstance(media_id, bool):
         media_id = str(media_id)
@@ -153,13 +194,24 @@ def parse_media(raw: Any, path: str) -> MediaObject:
     filename = optional_str(obj, "filename", f"{path}.filename")
     if filename is not None and path != "document":
         raise invalid(f"{path}.filename", "filename is only allowed on document")
-    return MediaObject(link=link, id=media_id, caption=caption, filename=filename)
+    voice = obj.get("voice")
+    if voice is not None and path != "audio":
+        raise invalid(f"{path}.voice", "voice is only allowed on audio (a voice note)")
+    if voice is not None and not isinstance(voice, bool):
+        raise invalid(f"{path}.voice", f"{path}.voice must be a boolean", value=voice)
+    return MediaObject(link=link, id=media_id, caption=caption, filename=filename, voice=voice)
 
 
 def _coordinate(obj: Mapping[str, Any], key: str, path: str, limit: float) -> float:
+    """A coordinate as a number, or as a string holding one (Meta's own examples send strings)."""
     value = obj.get(key)
     if value is None:
         raise MissingRequiredField(path)
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            raise invalid(path, f"{path} must be a number", value=obj.get(key)) from None
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise invalid(path, f"{path} must be a number", value=value)
     if not -limit <= value <= limit:
@@ -169,6 +221,7 @@ def _coordinate(obj: Mapping[str, Any], key: str, path: str, limit: float) -> fl
 
 def _location(raw: Any, path: str) -> LocationObject:
     obj = type_object(raw, path)
+    refuse_unknown(obj, {"latitude", "longitude", "name", "address"}, path)
     return LocationObject(
         latitude=_coordinate(obj, "latitude", f"{path}.latitude", 90),
         longitude=_coordinate(obj, "longitude", f"{path}.longitude", 180),
@@ -203,6 +256,7 @@ def _contacts(raw: Any, path: str) -> list[ContactCard]:
 
 def _reaction(raw: Any, path: str) -> ReactionObject:
     obj = type_object(raw, path)
+    refuse_unknown(obj, {"message_id", "emoji"}, path)
     message_id = require_str(obj, "message_id", f"{path}.message_id")
     if "emoji" not in obj or obj["emoji"] is None:
         raise MissingRequiredField(
