@@ -131,6 +131,10 @@ class MessageFacts:
     group_id: str | None = None
     # What the tenant sent with the message for the upstream to echo (status events carry it back).
     biz_opaque_callback_data: str | None = None
+    # A status webhook's billing facts, as the channel sent them: pricing (billable, pricing_model,
+    # category, type) and the channel's conversation (id, origin.type, expiration_timestamp).
+    pricing: dict[str, Any] | None = None
+    channel_conversation: dict[str, Any] | None = None
     # errors[].code keeps the upstream's number; ``code`` is the spec's code (Message.error_code).
     error_code: int | None = None
     error_title: str | None = None
@@ -230,8 +234,10 @@ def message_object(event: str, message: MessageFacts) -> dict[str, Any]:
         data["referral"] = dict(message.referral)
     if message.group_id:
         data["group_id"] = message.group_id
-    if event in STATUS_EVENT_KINDS and message.biz_opaque_callback_data:
+    if event in STATUS_EVENT_KINDS:
         data["biz_opaque_callback_data"] = message.biz_opaque_callback_data
+        data["pricing"] = dict(message.pricing) if message.pricing else None
+        data["conversation"] = dict(message.channel_conversation) if message.channel_conversation else None
     if event == MESSAGE_EDITED and message.edit:
         data["edit"] = dict(message.edit)
     if event == MESSAGE_REVOKED and message.revoke:

@@ -20,6 +20,9 @@ from tests.support.inbound import deliver, events, provision_fixture_number, sta
 from tests.support.tenants import TenantFixture
 
 CALLBACK = "campaign=spring-checkups;patient=1842"
+# A status webhook's billing facts as Meta documents them (per-message pricing, July 2025 on).
+PRICING = {"billable": True, "pricing_model": "PMP", "category": "utility", "type": "regular"}
+BILLING = {"id": "6ceb9d929c5a5d5e1f8b1b8c6f3e0d2a", "origin": {"type": "utility"}}
 
 
 def send_body(**extra: Any) -> dict[str, Any]:
@@ -59,13 +62,19 @@ async def test_callback_data_and_identity_hash_go_upstream_and_come_back_on_stat
     await deliver(
         app_client,
         temporal_env.client,
-        status_payload(wamid, "delivered", biz_opaque_callback_data=CALLBACK),
+        status_payload(
+            wamid, "delivered", biz_opaque_callback_data=CALLBACK, pricing=PRICING, conversation=BILLING
+        ),
         settings=settings,
     )
 
     recorded = {e.kind: e.payload for e in await events(settings, tenant.id)}
     assert recorded["channel.message.sent"]["message"]["biz_opaque_callback_data"] == CALLBACK
-    assert recorded["channel.message.delivered"]["message"]["biz_opaque_callback_data"] == CALLBACK
+    delivered = recorded["channel.message.delivered"]["message"]
+    assert delivered["biz_opaque_callback_data"] == CALLBACK
+    assert (delivered["pricing"], delivered["conversation"]) == (PRICING, BILLING), (
+        "the status's billing facts"
+    )
 
 
 async def test_a_voice_note_is_sent_as_one(

@@ -73,6 +73,8 @@ async def apply_status(session: AsyncSession, item: StatusUpdate, biz: Business)
         recipient_user_id=item.recipient_user_id or message.recipient_bsuid,
         recipient_parent_user_id=item.recipient_parent_user_id,
         biz_opaque_callback_data=item.biz_opaque_callback_data,
+        pricing=item.pricing,
+        channel_conversation=item.conversation,
         # The upstream's number goes in errors[].code, beside the spec code the row now holds.
         **({"error_code": item.error_code} if transition.status == FAILED else {}),
     )
