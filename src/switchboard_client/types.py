@@ -40,6 +40,15 @@ class Message(TypedDict):
     error_title: NotRequired[str | None]
     error_code: NotRequired[str | None]
     error_message: NotRequired[str | None]
+    # A received message's reply context, ad referral, errors[] and group, as the channel sent them.
+    context: NotRequired[dict[str, Any] | None]
+    referral: NotRequired[dict[str, Any] | None]
+    errors: NotRequired[list[dict[str, Any]] | None]
+    group_id: NotRequired[str | None]
+    # Changes its sender made after it arrived: the latest edit, the deletion, earlier versions.
+    edited_at: NotRequired[str | None]
+    revoked_at: NotRequired[str | None]
+    edits: NotRequired[list[dict[str, Any]] | None]
     _sandbox: NotRequired[bool]
     _note: NotRequired[str]
 
