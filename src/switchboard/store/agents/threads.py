@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, or_, update
+from sqlalchemy import bindparam, func, or_, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import col, select
 
@@ -110,6 +110,18 @@ async def mark_signalled(session: AsyncSession, message_ids: Sequence[str], *, a
             .where(col(AgentTurn.message_id).in_(list(message_ids)), col(AgentTurn.signalled_at).is_(None))
             .values(signalled_at=at)
         )
+
+
+async def stale_turn_count(session: AsyncSession, *, recorded_before: datetime) -> int:
+    """Turns recorded before ``recorded_before`` that no thread workflow was ever told of: with the
+    sweeper running, a few seconds' worth at most; more means workers cannot signal agent threads."""
+    stmt = select(func.count()).where(
+        col(AgentTurn.signalled_at).is_(None),
+        col(AgentTurn.run_id).is_(None),
+        col(AgentTurn.skipped_reason).is_(None),
+        AgentTurn.created_at < recorded_before,
+    )
+    return int((await session.execute(stmt)).scalar_one())
 
 
 async def unsignalled_turns(
