@@ -8,6 +8,10 @@ and work directly on the database, so an operator can provision before any API r
 from __future__ import annotations
 
 import asyncio
+import atexit
+import os
+import shutil
+import tempfile
 
 import typer
 import uvicorn
@@ -55,6 +59,13 @@ def api(host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
     """Run the HTTP API."""
     settings = cli_settings()
     if workers > 1:
+        # Before anything imports prometheus_client: every worker process counts into files of one
+        # directory, and /metrics in any of them sums them all (switchboard/metrics.py).
+        # (The name is prometheus_client's; importing switchboard.metrics for it would import that too early.)
+        if "PROMETHEUS_MULTIPROC_DIR" not in os.environ:
+            directory = tempfile.mkdtemp(prefix="switchboard-metrics-")
+            os.environ["PROMETHEUS_MULTIPROC_DIR"] = directory
+            atexit.register(shutil.rmtree, directory, ignore_errors=True)
         from switchboard.api.workers import serve
 
         # One listening socket per process, so the kernel spreads connections over them (api/workers.py).

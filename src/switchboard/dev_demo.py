@@ -141,6 +141,7 @@ Switchboard is running.
   Temporal UI      {temporal_ui}
   Channel simulator {sim}
   Health           {api}/healthz
+  Metrics          {api}/metrics (the worker's: http://127.0.0.1:{os.environ.get("WORKER_METRICS_PORT", "9101")}/metrics)
 {model_line(model, sim=sim)}
 
 Demo tenant {demo["tenant_id"]}

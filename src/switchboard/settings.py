@@ -83,6 +83,9 @@ class Settings(BaseSettings):
     # Set SwitchboardTenantId/SwitchboardThreadId on agent workflows (they must be registered on the
     # Temporal namespace; `switchboard dev` does it, docs/operations.md says how in production).
     temporal_search_attributes: bool = True
+    # The worker's Prometheus listener (the API serves /metrics itself); 0 turns it off.
+    worker_metrics_port: int = Field(default=9101, ge=0, le=65535)
+    worker_metrics_host: str = "127.0.0.1"
     # Run workflow code in Temporal's sandbox (isolated module state, restricted calls). SendMessage and
     # DeliverWebhook always run outside it (their tests run them inside); off takes the rest out too,
     # the agent and maintenance workflows (docs/operations.md, Performance): determinism is then guarded

@@ -28,6 +28,7 @@ from temporalio.types import MethodAsyncNoParam
 from temporalio.worker import UnsandboxedWorkflowRunner, Worker, WorkflowRunner
 from temporalio.worker.workflow_sandbox import SandboxRestrictions
 
+from switchboard import metrics
 from switchboard.activities.deps import ActivityDeps
 from switchboard.activities.registry import build_activities
 from switchboard.activities.tools.http_client import egress_client
@@ -166,6 +167,7 @@ async def run_worker(settings: Settings, *, stop: asyncio.Event | None = None) -
     await ensure_schedules(client, settings)
     deps = build_deps(client, settings, engine)
     worker = build_worker(client, deps, graceful_shutdown=GRACEFUL_SHUTDOWN)
+    listener = metrics.serve(settings.worker_metrics_host, settings.worker_metrics_port)
     freeze_startup_heap()
     log.info("worker started", extra={"task_queue": settings.temporal_task_queue})
     try:
@@ -175,6 +177,8 @@ async def run_worker(settings: Settings, *, stop: asyncio.Event | None = None) -
             async with worker:
                 await stop.wait()
     finally:
+        if listener is not None:
+            listener.shutdown()
         await close_deps(deps)
         await engine.dispose()
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from switchboard.api.workers import SpreadMultiprocess, reuse_port_socket, worker_sockets
 from tests.support.http_server import free_port
@@ -129,6 +130,16 @@ async def test_connections_opened_at_once_spread_over_both_workers_and_each_serv
     # 15/1 or 11/5 on this machine.
     assert sum(held.values()) == CONNECTIONS
     assert len(held) == 2 and min(held.values()) >= 4, held
+    # /metrics, answered by one of them, counts what both served (prometheus_client's multiprocess mode).
+    async with httpx.AsyncClient() as client:
+        text = (await client.get(f"http://127.0.0.1:{port}/metrics")).text
+    served = sum(
+        sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if sample.name == "switchboard_http_requests_total" and sample.labels["route"] == "/healthz"
+    )
+    assert served >= CONNECTIONS, served
 
 
 async def test_a_dead_worker_is_replaced_on_its_own_socket(api):

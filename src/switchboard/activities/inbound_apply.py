@@ -27,12 +27,14 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncSession
 from temporalio.service import RPCError, RPCStatusCode
 
+from switchboard import metrics
 from switchboard.activities.deps import CommitAndStart
 from switchboard.activities.webhooks.config import config_from_settings
 from switchboard.activities.webhooks.dispatching import RecordedPlan, plan_recorded, start_planned
@@ -215,8 +217,12 @@ class InboundApplier:
         payload_id: str,
         then: Finish | None = None,
         progress: Progress | None = None,
+        received_at: datetime | None = None,
     ) -> InboundSummary:
-        """Apply items in order; ``then`` joins the last item's transaction (one commit fewer per payload)."""
+        """Apply items in order; ``then`` joins the last item's transaction (one commit fewer per payload).
+
+        ``received_at`` (when the channel's POST arrived) times each received message to its storing.
+        """
         summary = InboundSummary(items=len(items))
         finish = None if then is None else _told_of_deferred(then, summary)
         starts = PayloadStarts()
@@ -226,6 +232,11 @@ class InboundApplier:
                 item, payload_id=payload_id, then=finish if last else None, starts=starts
             )
             _tally(summary, outcome, item)
+            metrics.count_inbound_item(
+                item.kind,
+                outcome.result,
+                seconds_since_received=(utcnow() - received_at).total_seconds() if received_at else None,
+            )
             if progress is not None:
                 progress(index)
         if not items and then is not None:
@@ -263,7 +274,11 @@ class InboundApplier:
             )
 
         summary = await self.apply_all(
-            items, payload_id=payload.payload_id, then=keep_envelope, progress=progress
+            items,
+            payload_id=payload.payload_id,
+            then=keep_envelope,
+            progress=progress,
+            received_at=payload.received_at,
         )
         log.info(
             "inbound payload applied",

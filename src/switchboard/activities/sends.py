@@ -15,6 +15,7 @@ import logging
 
 from temporalio import activity
 
+from switchboard import metrics
 from switchboard.activities.deps import ActivityDeps, CommitAndStart
 from switchboard.activities.webhooks.config import config_from_settings
 from switchboard.activities.webhooks.dispatching import RecordedPlan, plan_recorded, start_planned
@@ -163,6 +164,12 @@ class OutcomeRecorder:
                 thread_id=human_thread.id,
                 task_queue=self._deps.settings.temporal_task_queue,
             )
+        # Counted once: a retry or a second writer finds the send settled and returns above.
+        metrics.count_send(
+            message.message_type,
+            message.status,
+            seconds_to_sent=(now - message.created_at).total_seconds() if outcome.failure is None else None,
+        )
         log.info("send recorded", extra={"message_id": message.id, "status": message.status})
         return report
 

@@ -17,6 +17,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match, Route
 
+from switchboard import metrics
 from switchboard.api.routing import flat_routes
 from switchboard.domain.error_body import error_body
 from switchboard.domain.errors import ServiceError
@@ -93,6 +94,8 @@ def install_error_handlers(app: FastAPI) -> None:
             raise TypeError(f"unexpected {type(exc).__name__}")
         if exc.status_code == 405 and "Allow" not in exc.headers:
             exc.headers["Allow"] = allowed_methods(request)
+        if exc.status_code == 429:
+            metrics.REFUSALS.labels(exc.code or "RATE_LIMITED").inc()
         return service_error_response(exc)
 
     async def on_validation(_: Request, exc: Exception) -> JSONResponse:

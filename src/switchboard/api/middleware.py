@@ -13,9 +13,11 @@ from __future__ import annotations
 import json
 import logging
 import os
+import time
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from switchboard import metrics
 from switchboard.domain.error_body import error_body
 from switchboard.logs import bound_log_fields
 
@@ -29,6 +31,24 @@ MIB = 1024 * 1024
 # document cap; channel webhooks (history syncs) can be a few MB.
 _LIMITS = (("/v1/media", 101 * MIB), ("/v1/messages/upload-media", 101 * MIB), ("/channel/", 8 * MIB))
 DEFAULT_BODY_LIMIT = MIB
+
+
+def route_label(scope: Scope) -> str:
+    """The matched route's template (``/v1/messages/{id}``), never the raw path: a bounded label."""
+    route = scope.get("route")
+    template = getattr(route, "path", None)
+    if isinstance(template, str):
+        return template
+    path = str(scope.get("path", ""))
+    return "/portal/static" if path.startswith("/portal/static") else "unmatched"
+
+
+def _count(scope: Scope, headers: dict[bytes, bytes], status: int, began: float) -> None:
+    route, method = route_label(scope), str(scope.get("method", ""))
+    api_key = headers.get(b"x-api-key", b"").decode(errors="replace") or None
+    mode = metrics.key_mode(api_key, admin=b"x-admin-key" in headers)
+    metrics.HTTP_REQUESTS.labels(route, method, str(status), mode).inc()
+    metrics.HTTP_LATENCY.labels(route, method).observe(time.perf_counter() - began)
 
 
 def body_limit(path: str) -> int:
@@ -98,12 +118,16 @@ class EdgeMiddleware:
         state["request_id"] = request_id.decode(errors="replace")
         started = False
         too_large = False
+        began = time.perf_counter()
+        status = 500
 
         async def send_wrapper(message: dict[str, Any]) -> None:
-            nonlocal started
+            nonlocal started, status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
             if too_large and not started:
                 # The framework turned the aborted read into a parse error; the truth is a 413.
-                started = True
+                started, status = True, 413
                 await self._reject_413(send, limit, self._extra(state, request_id))
                 return
             if too_large:
@@ -120,6 +144,7 @@ class EdgeMiddleware:
         declared = headers.get(b"content-length", b"")
         if declared.isdigit() and int(declared) > limit:
             await self._reject_413(send, limit, self._extra(state, request_id))
+            _count(scope, headers, 413, began)
             return
         received = 0
 
@@ -138,6 +163,7 @@ class EdgeMiddleware:
                 await self.app(scope, counted_receive, send_wrapper)
             except BodyTooLarge:
                 if not started:
+                    status = 413
                     await self._reject_413(send, limit, self._extra(state, request_id))
             except Exception:
                 log.exception(
@@ -157,3 +183,5 @@ class EdgeMiddleware:
                     }
                 )
                 await send({"type": "http.response.body", "body": body})
+            finally:
+                _count(scope, headers, status, began)

@@ -24,6 +24,7 @@ from contextlib import asynccontextmanager
 
 from temporalio import activity
 
+from switchboard import metrics
 from switchboard.activities.agents.cost_estimate import estimate_call
 from switchboard.activities.agents.payloads import ModelCallInput, ModelCallResult
 from switchboard.activities.deps import ActivityDeps
@@ -147,4 +148,15 @@ class ModelCallActivities:
                 },
                 at=now,
             )
+        metrics.count_model_call(
+            call.provider,
+            call.request.model,
+            cost_usd=float(cost),
+            tokens={
+                "input": usage.input_tokens,
+                "output": usage.output_tokens,
+                "cache_read": usage.cache_read_tokens,
+                "cache_write": usage.cache_write_tokens,
+            },
+        )
         return result

@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 
 from temporalio import activity
 
+from switchboard import metrics
 from switchboard.activities.agents.context import load_run_context
 from switchboard.activities.agents.payloads import (
     ClaimInput,
@@ -155,6 +156,8 @@ class AgentRunActivities:
                 event_ids += await apply_mute_trigger(
                     session, thread, finish.mute_trigger, now=now, run_id=run.id
                 )
+        # Counted once: a retried finish finds the run ended and returns above.
+        metrics.count_run(finish.status, [step.model_dump() for step in finish.steps])
         await dispatch_events(
             self._deps.temporal,
             task_queue=self._deps.settings.temporal_task_queue,

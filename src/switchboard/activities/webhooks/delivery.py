@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio import activity
 
+from switchboard import metrics
 from switchboard.activities.deps import ActivityDeps
 from switchboard.activities.webhooks.config import WebhookConfig
 from switchboard.activities.webhooks.http import PostOutcome, delivery_headers, envelope_body, post_once
@@ -119,6 +120,8 @@ class WebhookDeliveryActivities:
                 success=success,
                 trigger=f"{request.delivery_id}:{request.attempt}",
             )
+        # Counted once: a retried activity finds the attempt recorded and returns above.
+        metrics.count_webhook_attempt(success=success, attempt=request.attempt, latency_ms=outcome.latency_ms)
         return AttemptResult(
             settled=recorded_now.settled,
             success=success,

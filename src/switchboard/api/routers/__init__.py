@@ -16,6 +16,7 @@ from switchboard.api.routers import (
     inbox_reply,
     media,
     messages,
+    metrics,
     notifications,
     phone_numbers,
     templates,
@@ -30,6 +31,7 @@ def all_routers() -> list[APIRouter]:
     """The routers in registration order."""
     return [
         health.router,
+        metrics.router,
         admin.router,
         customers.router,
         phone_numbers.router,

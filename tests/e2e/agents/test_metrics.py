@@ -1,0 +1,193 @@
+"""/metrics counts what one customer's conversation did, family by family.
+
+One inbound message reaches a bound agent, which calls a tenant tool and answers (a live send through
+the fake upstream on loopback); a second message is an urgency the guardrail hands to a human; a webhook
+receives the events. ``GET /metrics`` is read before and after, parsed with prometheus_client's own
+parser, and every family must have moved. The worker's listener serves the same families
+(switchboard/metrics.py ``serve``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+import httpx
+from prometheus_client.parser import text_string_to_metric_families
+
+from switchboard import metrics
+from tests.e2e.agents.support import (
+    ToolServer,
+    deploy_agent,
+    eventually,
+    finished_runs,
+    say,
+    text_envelope,
+    tool_declaration,
+)
+from tests.fakes.scripting import FakeProvider, FakeToolCall, TextReply, ToolCallReply
+from tests.support.http_server import free_port, serve_app
+from tests.support.tenants import TenantFixture
+from tests.workflows.test_webhook_support import Receiver
+
+Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
+
+
+def parse(text: str) -> Samples:
+    """Every sample of a Prometheus text, by name and labels."""
+    samples: Samples = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            samples[(sample.name, tuple(sorted(sample.labels.items())))] = sample.value
+    return samples
+
+
+def total(samples: Samples, name: str, match: Callable[[dict[str, str]], bool] = lambda _: True) -> float:
+    return sum(value for (n, labels), value in samples.items() if n == name and match(dict(labels)))
+
+
+async def scrape(client: httpx.AsyncClient) -> Samples:
+    response = await client.get("/metrics")
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"].startswith("text/plain")
+    return parse(response.text)
+
+
+async def test_one_conversation_moves_every_family(
+    app_client: httpx.AsyncClient,
+    bound_tenant: TenantFixture,
+    fakes: dict[str, FakeProvider],
+    tools: ToolServer,
+    tools_url: str,
+) -> None:
+    headers = bound_tenant.headers()
+    endpoint = Receiver()
+    async with serve_app(endpoint.app()) as base_url:
+        created = await app_client.post("/v1/webhooks", json={"url": f"{base_url}/hook"}, headers=headers)
+        assert created.status_code == 201, created.text
+        tools.script("/slots", (200, {"data": ["10:00"]}))
+        fakes["anthropic"].script(
+            ToolCallReply([FakeToolCall("slots", {"date": "2026-12-01"}, id="call_1")]),
+            TextReply("Hay turno a las 10:00."),
+        )
+        await deploy_agent(
+            app_client,
+            bound_tenant,
+            provider="anthropic",
+            tool_base_url=tools_url,
+            tools={"slots": tool_declaration()},
+        )
+        before = await scrape(app_client)
+
+        await say(app_client, text_envelope("¿hay turno el 1 de diciembre?", wamid="wamid.metrics01"))
+        await finished_runs(app_client, bound_tenant, count=1)
+        await say(app_client, text_envelope("mi hijo no puede respirar, se está poniendo morado"))
+        await finished_runs(app_client, bound_tenant, count=2)
+
+        async def delivered() -> bool:
+            return len(endpoint.at("/hook")) >= 4
+
+        await eventually(delivered)
+        deadline = time.monotonic() + 20
+        while True:
+            after = await scrape(app_client)
+            moved = total(after, "switchboard_sends_total", lambda ls: ls["status"] == "sent") > total(
+                before, "switchboard_sends_total", lambda ls: ls["status"] == "sent"
+            )
+            if moved or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.2)
+
+    def grew(name: str, match: Callable[[dict[str, str]], bool] = lambda _: True) -> float:
+        return total(after, name, match) - total(before, name, match)
+
+    assert (
+        grew(
+            "switchboard_http_requests_total",
+            lambda ls: (
+                ls == {"route": "/channel/webhook", "method": "POST", "status": "200", "key_mode": "none"}
+            ),
+        )
+        == 2
+    )
+    assert (
+        grew(
+            "switchboard_http_requests_total",
+            lambda ls: (
+                ls == {"route": "/v1/agent-runs", "method": "GET", "status": "200", "key_mode": "live"}
+            ),
+        )
+        >= 2
+    )
+    assert (
+        grew("switchboard_http_request_duration_seconds_count", lambda ls: ls["route"] == "/v1/agent-runs")
+        >= 2
+    )
+    assert (
+        grew("switchboard_inbound_items_total", lambda ls: ls == {"kind": "message", "result": "applied"})
+        == 2
+    )
+    assert grew("switchboard_inbound_to_stored_seconds_count") == 2
+    assert grew("switchboard_sends_total", lambda ls: ls == {"type": "text", "status": "sent"}) >= 1
+    assert grew("switchboard_send_to_sent_seconds_count", lambda ls: ls["type"] == "text") >= 1
+    assert (
+        grew("switchboard_webhook_attempts_total", lambda ls: ls == {"outcome": "delivered", "attempt": "1"})
+        >= 4
+    )
+    assert (
+        grew("switchboard_webhook_attempt_duration_seconds_count", lambda ls: ls["outcome"] == "delivered")
+        >= 4
+    )
+    assert grew("switchboard_agent_runs_total", lambda ls: ls["outcome"] == "completed") == 1
+    assert grew("switchboard_agent_runs_total", lambda ls: ls["outcome"] == "escalated") == 1
+    assert (
+        grew(
+            "switchboard_guardrail_trips_total",
+            lambda ls: ls == {"guardrail": "urgency", "reason": "handoff"},
+        )
+        == 1
+    )
+    assert grew("switchboard_tool_calls_total", lambda ls: ls["class"] == "ok") == 1
+    assert grew("switchboard_tool_call_duration_seconds_count", lambda ls: ls["class"] == "ok") == 1
+    model = {"provider": "anthropic", "model": "claude-haiku-4-5"}
+    assert grew("switchboard_model_tokens_total", lambda ls: {k: ls[k] for k in model} == model) > 0
+    assert grew("switchboard_model_cost_usd_total", lambda ls: ls == model) > 0
+    assert total(after, "switchboard_webhook_endpoints", lambda ls: ls["state"] == "healthy") >= 1
+    assert ("switchboard_send_queue_depth", ()) not in after, "labelled by number only; none is queued now"
+    labels = {key for (_, pairs) in after for key, _ in pairs}
+    assert not labels & {"tenant_id", "message_id", "thread_id", "conversation_id"}, "bounded labels only"
+
+
+async def test_the_worker_listener_serves_the_same_families() -> None:
+    port = free_port()
+    listener = metrics.serve("127.0.0.1", port)
+    assert listener is not None
+    try:
+        async with httpx.AsyncClient() as client:
+            response = await client.get(f"http://127.0.0.1:{port}/metrics")
+        assert response.status_code == 200
+        names = {family.name for family in text_string_to_metric_families(response.text)}
+        expected = {"switchboard_sends", "switchboard_agent_runs", "switchboard_webhook_attempts"}
+        assert expected <= names, names
+        assert metrics.serve("127.0.0.1", port) is None, "a taken port is logged, and the worker runs on"
+    finally:
+        listener.shutdown()
+    assert metrics.serve("127.0.0.1", 0) is None, "port 0 turns the listener off"
+
+
+def test_bounded_labels_for_attempts_and_keys() -> None:
+    assert [metrics.attempt_label(n) for n in (0, 1, 2, 3, 5, 6, 40)] == [
+        "1",
+        "1",
+        "2",
+        "3-5",
+        "3-5",
+        "6+",
+        "6+",
+    ]
+    assert metrics.key_mode("gsk_live_abc", admin=False) == "live"
+    assert metrics.key_mode("gsk_test_abc", admin=False) == "sandbox"
+    assert metrics.key_mode("nonsense", admin=False) == "invalid"
+    assert metrics.key_mode(None, admin=True) == "admin"
+    assert metrics.key_mode(None, admin=False) == "none"
