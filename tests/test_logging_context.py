@@ -151,7 +151,7 @@ async def test_a_workflows_log_line_carries_its_workflow_id(
     finally:
         await close_deps(deps)
         await engine.dispose()
-    (line,) = [r for r in records.records if "statuses for unknown messages dropped" in r.getMessage()]
+    (line,) = [r for r in records.records if "items for unknown messages dropped" in r.getMessage()]
     assert (vars(line)["workflow_id"], vars(line)["workflow_type"]) == (workflow_id, "ProcessInbound")
     assert vars(line)["payload_id"] == payload.payload_id
 

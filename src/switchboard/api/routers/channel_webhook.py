@@ -95,15 +95,18 @@ async def receive_webhook(request: Request, state: State) -> WebhookReceipt:
         )
         return await _hand_over(state, payload, text)
     if summary.deferred:
-        # Statuses that beat their message's commit wait on ProcessInbound's durable timers. Their
-        # envelope is stored unstamped, so the sweeper starts the run if this start does not.
+        # Statuses, edits or revokes that beat their message's commit wait on ProcessInbound's durable
+        # timers. Their envelope is stored unstamped, so the sweeper starts the run if this start does not.
         if await _start_or_leave_to_sweeper(state, payload) is False:
             # A completed run already gave up on them (the channel redelivered the payload since).
             log.warning(
-                "statuses for unknown messages dropped",
+                "items for unknown messages dropped",
                 extra={
                     "payload_id": payload.payload_id,
-                    "wamids": [d.get("wa_message_id") for d in summary.deferred],
+                    "kinds": [d.get("kind") for d in summary.deferred],
+                    "wamids": [
+                        d.get("original_wa_message_id") or d.get("wa_message_id") for d in summary.deferred
+                    ],
                 },
             )
     return WebhookReceipt(payload_id=payload.payload_id, duplicate=repeat, summary=ReceiptSummary.of(summary))
