@@ -161,6 +161,7 @@ function statusTicks(message) {
   return h("span", { class: "ticks", "data-status": message.status, title: label, "aria-label": label }, mark);
 }
 
+// Whether the open conversation is a WhatsApp group's.
 function inGroup() {
   const conversation = state.conversations.find((c) => c.id === state.selected);
   return Boolean(conversation && conversation.group_id);
@@ -319,9 +320,8 @@ function agentName() {
 
 function renderComposer() {
   const needsLogin = state.requireAgentLogin && !agentName();
-  const conversation = state.conversations.find((c) => c.id === state.selected);
   // A reply addresses one person; a group's posts are read here and answered from the phone.
-  const group = Boolean(conversation && conversation.group_id);
+  const group = inGroup();
   $("#agent-login").hidden = !needsLogin;
   $("#agent-current").hidden = !state.requireAgentLogin || needsLogin;
   $("#agent-current-name").textContent = agentName();
