@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from switchboard.domain.events import MESSAGE_EDITED, MESSAGE_REVOKED, iso_utc, message_event
+from switchboard.domain.events import MESSAGE_EDITED, MESSAGE_REVOKED, iso_utc
 from switchboard.domain.inbound import HistoryMedia, MessageEdit, MessageRevoke
 from switchboard.domain.inbound.edits import apply_edit, apply_revoke, is_revoked
 from switchboard.domain.message_status import HISTORICAL
-from switchboard.models.messaging import Contact, Conversation, Message
+from switchboard.models.messaging import Message
 from switchboard.store.inbound.business import Business
-from switchboard.store.inbound.events import NO_DELIVERY, conversation_facts, emit, message_facts
+from switchboard.store.inbound.events import emit_about_stored, message_facts
 from switchboard.store.inbound.messages import stored_message
 from switchboard.store.inbound.outcome import APPLIED, DEFERRED, UNCHANGED, ItemOutcome
 
@@ -74,26 +74,8 @@ async def apply_message_change(session: AsyncSession, item: Change, biz: Busines
         **({"edit": {**change, "current": revision.current}} if isinstance(item, MessageEdit) else {}),
         **({"revoke": change} if isinstance(item, MessageRevoke) else {}),
     )
-    conversation = (
-        await session.get(Conversation, message.conversation_id) if message.conversation_id else None
-    )
-    contact = await session.get(Contact, message.contact_id) if message.contact_id else None
     event = MESSAGE_EDITED if isinstance(item, MessageEdit) else MESSAGE_REVOKED
-    envelope = message_event(
-        event,
-        facts,
-        tenant_id=biz.tenant_id,
-        delivery_id=NO_DELIVERY,
-        occurred_at=item.occurred_at,
-        conversation=conversation_facts(conversation, contact) if conversation else None,
-    )
-    event_id = await emit(
-        session,
-        envelope,
-        tenant_id=biz.tenant_id,
-        occurred_at=item.occurred_at,
-        phone_number_id=biz.phone_number_id,
-    )
+    event_id = await emit_about_stored(session, event, message, facts, occurred_at=item.occurred_at)
     return ItemOutcome(APPLIED, [event_id])
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from switchboard.domain.events import ConversationFacts, MessageFacts
+from switchboard.domain.events import ConversationFacts, MessageFacts, message_event
 from switchboard.domain.inbound.content import received_extras
 from switchboard.models.messaging import Contact, Conversation, Message
 from switchboard.store.events import record_event
@@ -87,3 +87,34 @@ async def emit(
         flush=flush,
     )
     return event.id
+
+
+async def emit_about_stored(
+    session: AsyncSession,
+    kind: str,
+    message: Message,
+    facts: MessageFacts,
+    *,
+    occurred_at: datetime,
+) -> str:
+    """Write a channel.message.* event about a stored message (a status, an edit, a revoke), with its
+    conversation as it now is; the event id."""
+    conversation = (
+        await session.get(Conversation, message.conversation_id) if message.conversation_id else None
+    )
+    contact = await session.get(Contact, message.contact_id) if message.contact_id else None
+    envelope = message_event(
+        kind,
+        facts,
+        tenant_id=message.tenant_id,
+        delivery_id=NO_DELIVERY,
+        occurred_at=occurred_at,
+        conversation=conversation_facts(conversation, contact) if conversation else None,
+    )
+    return await emit(
+        session,
+        envelope,
+        tenant_id=message.tenant_id,
+        occurred_at=occurred_at,
+        phone_number_id=message.phone_number_id,
+    )

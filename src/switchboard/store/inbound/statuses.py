@@ -13,14 +13,12 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from switchboard.domain.events import message_event
 from switchboard.domain.inbound import StatusUpdate
 from switchboard.domain.message_status import FAILED, apply_status_update
 from switchboard.domain.upstream_errors import classify_status_error
 from switchboard.models.base import utcnow
-from switchboard.models.messaging import Contact, Conversation
 from switchboard.store.inbound.business import Business
-from switchboard.store.inbound.events import NO_DELIVERY, conversation_facts, emit, message_facts
+from switchboard.store.inbound.events import emit_about_stored, message_facts
 from switchboard.store.inbound.messages import stored_message
 from switchboard.store.inbound.outcome import APPLIED, DEFERRED, UNCHANGED, ItemOutcome
 
@@ -63,10 +61,6 @@ async def apply_status(session: AsyncSession, item: StatusUpdate, biz: Business)
         message.error_title = failure.error_title
         message.error_message = failure.error_message
     await session.flush()
-    conversation = (
-        await session.get(Conversation, message.conversation_id) if message.conversation_id else None
-    )
-    contact = await session.get(Contact, message.contact_id) if message.contact_id else None
     facts = message_facts(
         message,
         # A send addressed by BSUID keeps naming its recipient even when the status omits it.
@@ -78,19 +72,7 @@ async def apply_status(session: AsyncSession, item: StatusUpdate, biz: Business)
         # The upstream's number goes in errors[].code, beside the spec code the row now holds.
         **({"error_code": item.error_code} if transition.status == FAILED else {}),
     )
-    envelope = message_event(
-        transition.event,
-        facts,
-        tenant_id=biz.tenant_id,
-        delivery_id=NO_DELIVERY,
-        occurred_at=item.occurred_at,
-        conversation=conversation_facts(conversation, contact) if conversation else None,
-    )
-    event_id = await emit(
-        session,
-        envelope,
-        tenant_id=biz.tenant_id,
-        occurred_at=item.occurred_at,
-        phone_number_id=biz.phone_number_id,
+    event_id = await emit_about_stored(
+        session, transition.event, message, facts, occurred_at=item.occurred_at
     )
     return ItemOutcome(APPLIED, [event_id])
