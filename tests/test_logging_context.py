@@ -39,7 +39,8 @@ def records(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFixtu
     """caplog with the production context filter on its handler."""
     context = ContextFilter()
     caplog.handler.addFilter(context)
-    caplog.set_level(logging.INFO)
+    # DEBUG: the per-request and per-payload lines are there (LOG_LEVEL=DEBUG, `switchboard dev -v`).
+    caplog.set_level(logging.DEBUG)
     yield caplog
     caplog.handler.removeFilter(context)
 
@@ -81,6 +82,23 @@ async def test_a_requests_log_line_carries_its_request_id_and_tenant(
     assert response.headers["x-request-id"] == "req-log-probe-1"
     (line,) = probe_records(records, "probe handled")
     assert (vars(line)["request_id"], vars(line)["tenant_id"]) == ("req-log-probe-1", tenant.id)
+
+
+async def test_at_debug_each_answered_request_is_one_line_with_its_route_template_and_status(
+    probe_client: httpx.AsyncClient, records: pytest.LogCaptureFixture
+) -> None:
+    tenant = await provision_tenant(probe_client, ADMIN_KEY)
+    records.clear()
+    response = await probe_client.get(
+        "/v1/messages/msg_missing", headers={**tenant.headers(), "X-Request-Id": "req-debug-line"}
+    )
+    assert response.status_code == 404
+    (line,) = probe_records(records, "request answered")
+    assert line.levelno == logging.DEBUG
+    fields = vars(line)
+    assert (fields["method"], fields["route"], fields["status"]) == ("GET", "/v1/messages/{message_id}", 404)
+    assert (fields["request_id"], fields["tenant_id"]) == ("req-debug-line", tenant.id)
+    assert fields["ms"] >= 0
 
 
 async def test_a_generated_request_id_is_the_one_logged_and_answered(

@@ -34,14 +34,26 @@ def dev(
     temporal_port: int = 7233,
     temporal_ui_port: int = 8233,
     verbose: bool = typer.Option(
-        False, "--verbose", "-v", help="also log the migrations applied at start-up"
+        False,
+        "--verbose",
+        "-v",
+        help="log every request, send, inbound payload and tool call (LOG_LEVEL=DEBUG), and the migrations",
+    ),
+    summary_every: float = typer.Option(
+        60.0, help="seconds between the summary lines of what the services did (0: none)", min=0
     ),
 ) -> None:
-    """Run everything on embedded defaults (Temporal dev server, SQLite, API, worker, simulator)."""
+    """Run everything on embedded defaults (Temporal dev server, SQLite, API, worker, simulator).
+
+    Quiet by default: the banner, then warnings and errors as they happen and one summary line a minute.
+    """
     from switchboard.devstack import ensure_dev_env, run_dev
 
     ensure_dev_env()
-    configure_logging(Settings().log_level)
+    if verbose:
+        os.environ["LOG_LEVEL"] = "DEBUG"
+    settings = Settings()
+    configure_logging(settings.log_level, settings.log_format)
     status = asyncio.run(
         run_dev(
             api_port=api_port,
@@ -49,6 +61,7 @@ def dev(
             temporal_port=temporal_port,
             temporal_ui_port=temporal_ui_port,
             verbose=verbose,
+            summary_every=summary_every,
         )
     )
     raise typer.Exit(status)

@@ -31,5 +31,5 @@ def cli_settings() -> Settings:
     """The settings a CLI command runs with (development secrets filled in, logging configured)."""
     use_dev_secrets()
     settings = Settings()
-    configure_logging(settings.log_level)
+    configure_logging(settings.log_level, settings.log_format)
     return settings

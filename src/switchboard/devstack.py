@@ -25,8 +25,9 @@ import signal
 import socket
 import sys
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 import uvicorn
@@ -40,6 +41,9 @@ SEARCH_ATTRIBUTE_ARGS = (
     "--search-attribute",
     f"{SEARCH_ATTRIBUTE_THREAD}=Keyword",
 )
+if TYPE_CHECKING:
+    from switchboard.settings import Settings
+
 HOME = Path(".switchboard")
 ENV_FILE = HOME / "env"
 
@@ -75,6 +79,9 @@ def ensure_dev_env() -> None:
     os.environ.setdefault("DATABASE_URL", f"sqlite+aiosqlite:///{HOME / 'switchboard.db'}")
     os.environ.setdefault("TOOL_EGRESS_ALLOW_PRIVATE", "true")
     os.environ.setdefault("SWITCHBOARD_ENV", "development")
+    if not _env_set("LOG_FORMAT"):
+        # A terminal, not a log pipeline: one readable line per record.
+        os.environ["LOG_FORMAT"] = "text"
 
 
 def _env_set(name: str) -> bool:
@@ -123,6 +130,14 @@ def _port_open(host: str, port: int) -> bool:
         return sock.connect_ex((host, port)) == 0
 
 
+def metrics_urls(settings: Settings, api_port: int) -> list[str]:
+    """Where the API's and the worker's metrics are read for the minute's summary."""
+    urls = [f"http://127.0.0.1:{api_port}/metrics"]
+    if settings.worker_metrics_port:
+        urls.append(f"http://{settings.worker_metrics_host}:{settings.worker_metrics_port}/metrics")
+    return urls
+
+
 async def start_temporal(*, port: int = 7233, ui_port: int = 8233) -> asyncio.subprocess.Process | None:
     """The Temporal dev server, unless one already listens on ``port``."""
     if _port_open("127.0.0.1", port):
@@ -156,6 +171,37 @@ async def start_temporal(*, port: int = 7233, ui_port: int = 8233) -> asyncio.su
             )
         await asyncio.sleep(0.1)
     raise RuntimeError("the Temporal dev server did not start within 30 s")
+
+
+SUMMARY_EVERY_SECONDS = 60.0
+
+
+async def report_every_minute(metrics_urls: list[str], *, every: float = SUMMARY_EVERY_SECONDS) -> None:
+    """Print one line a minute with what the services did (dev_summary.py), until cancelled.
+
+    A process that does not answer is left out of that minute's line rather than stopping the report.
+    """
+    import httpx
+
+    from switchboard.dev_summary import Totals, summary_line, totals
+
+    async def read(client: httpx.AsyncClient) -> Totals:
+        texts = []
+        for url in metrics_urls:
+            try:
+                texts.append((await client.get(url)).text)
+            except httpx.HTTPError:
+                continue
+        return totals(texts)
+
+    async with httpx.AsyncClient(timeout=5) as client:
+        before = await read(client)
+        while True:
+            await asyncio.sleep(every)
+            after = await read(client)
+            label = "last minute" if every == SUMMARY_EVERY_SECONDS else f"last {every:g} s"
+            typer.echo(f"{datetime.now():%H:%M:%S} {label}: {summary_line(before, after)}")
+            before = after
 
 
 def _server(app: Any, host: str, port: int) -> uvicorn.Server:
@@ -241,6 +287,7 @@ async def run_dev(
     temporal_port: int = 7233,
     temporal_ui_port: int = 8233,
     verbose: bool = False,
+    summary_every: float = SUMMARY_EVERY_SECONDS,
 ) -> int:
     """Run everything until Ctrl-C (0) or until a service process exits (its status, or 1)."""
     from switchboard.settings import Settings
@@ -293,12 +340,18 @@ async def run_dev(
                     temporal_ui=f"http://127.0.0.1:{temporal_ui_port}",
                 )
             )
+            summary = asyncio.create_task(
+                report_every_minute(metrics_urls(settings, api_port), every=summary_every)
+                if summary_every
+                else asyncio.sleep(0)
+            )
             waiters = [
                 asyncio.create_task(stop.wait()),
                 sim_task,
                 *(asyncio.create_task(s.wait()) for s in services),
             ]
             await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+            summary.cancel()
             for waiter in waiters:
                 if waiter is not sim_task:
                     waiter.cancel()

@@ -10,6 +10,15 @@ handler, so records of every library get them too. The formatter masks
 anything that looks like one of our secrets (API keys, webhook secrets, bearer
 tokens, model-provider keys, credential headers) in case one ever reaches a
 message, a field or a traceback by mistake.
+
+Two formats, one set of fields: JSON lines (``LOG_FORMAT=json``, production's
+default, for a log pipeline) and one readable line per record (``text``, which
+``switchboard dev`` uses). ``LOG_LEVEL`` sets our own loggers' level; the
+libraries' stay at INFO or above, so ``LOG_LEVEL=DEBUG`` brings back our
+per-request and per-item lines without the libraries' wire chatter. Expected
+failures (an upstream answering 5xx, a model provider's 429) are logged by us as
+one line with their code and attempt, and raised to Temporal as BENIGN so the
+SDK logs no traceback for them: a traceback means a bug.
 """
 
 from __future__ import annotations
@@ -119,19 +128,46 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(payload, default=str)
 
 
-def json_handler(stream: IO[str] | None = None) -> logging.Handler:
-    """A handler writing one redacted JSON line per record, with the context's ids added."""
+# Fields a reader at a terminal does not need on every line: they are in the JSON form.
+_TEXT_OMITTED = frozenset({"workflow_run_id", "workflow_type", "activity_type", "taskName"})
+
+
+class TextFormatter(logging.Formatter):
+    """One readable line per record: time, level, message, then the fields as ``name=value``."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        when = datetime.fromtimestamp(record.created).strftime("%H:%M:%S")
+        fields = " ".join(
+            f"{key}={_redact_value(value)}"
+            for key, value in vars(record).items()
+            if key not in _STANDARD and key not in _TEXT_OMITTED and not key.startswith("_")
+        )
+        line = f"{when} {record.levelname:<7} {redact(record.getMessage())}"
+        if fields:
+            line += "  " + fields
+        if record.exc_info:
+            line += "\n" + redact(self.formatException(record.exc_info))
+        return line
+
+
+LOG_FORMATS = {"json": JsonFormatter, "text": TextFormatter}
+
+
+def json_handler(stream: IO[str] | None = None, *, fmt: str = "json") -> logging.Handler:
+    """A handler writing one redacted line per record (JSON, or ``text``), with the context's ids added."""
     handler = logging.StreamHandler(stream or sys.stderr)
-    handler.setFormatter(JsonFormatter())
+    handler.setFormatter(LOG_FORMATS[fmt]())
     handler.addFilter(ContextFilter())
     return handler
 
 
-def configure_logging(level: str = "INFO") -> None:
-    """Send JSON lines to stderr at ``level``."""
-    handler = json_handler()
+def configure_logging(level: str = "INFO", fmt: str = "json") -> None:
+    """Send lines to stderr: ours at ``level``, the libraries' at INFO or above (``level`` if higher)."""
+    handler = json_handler(fmt=fmt)
+    ours = logging.getLevelName(level.upper())
     root = logging.getLogger()
     root.handlers[:] = [handler]
-    root.setLevel(level.upper())
+    root.setLevel(max(ours, logging.INFO))
+    logging.getLogger("switchboard").setLevel(ours)
     for noisy in ("httpx", "httpcore", "uvicorn.access", "aiosqlite", "temporalio.activity"):
         logging.getLogger(noisy).setLevel(logging.WARNING)

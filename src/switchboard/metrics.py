@@ -126,6 +126,29 @@ TOOL_LATENCY = Histogram(
     buckets=_LATENCY_BUCKETS,
 )
 
+LOG_MESSAGES = Counter(
+    "switchboard_log_messages",
+    "Lines logged at warning level or above, by level (warning, error, critical): errors to alert on",
+    ["level"],
+)
+
+
+class _LogCounter(logging.Handler):
+    """Counts the warnings and errors this process logs (it writes nothing)."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.WARNING)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        LOG_MESSAGES.labels(record.levelname.lower()).inc()
+
+
+def count_log_messages() -> None:
+    """Count this process's warnings and errors from now on (once per process, whoever asks)."""
+    root = logging.getLogger()
+    if not any(isinstance(handler, _LogCounter) for handler in root.handlers):
+        root.addHandler(_LogCounter())
+
 
 def attempt_label(attempt: int) -> str:
     """A delivery attempt's number as a bounded label: 1, 2, 3-5 or 6+."""

@@ -163,7 +163,16 @@ class Settings(BaseSettings):
     # names its own overlap (POST /v1/webhooks/{id}/rotate-secret).
     webhook_secret_overlap_seconds: int = Field(default=86_400, ge=0, le=MAX_SECRET_OVERLAP_SECONDS)
     simulator_webhook_url: str = "http://127.0.0.1:8000/channel/webhook"
-    log_level: str = "INFO"
+    # Our own loggers' level (the libraries' stay at INFO or above); DEBUG adds a line per request and
+    # per applied send, inbound payload and tool call. ``text`` is one readable line per record
+    # (``switchboard dev``); ``json`` one JSON object per line, for a log pipeline.
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
+    log_format: Literal["json", "text"] = "json"
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _level_name(cls, value: object) -> object:
+        return value.upper() if isinstance(value, str) else value
 
     @field_validator("database_url")
     @classmethod

@@ -167,6 +167,7 @@ async def run_worker(settings: Settings, *, stop: asyncio.Event | None = None) -
     await ensure_schedules(client, settings)
     deps = build_deps(client, settings, engine)
     worker = build_worker(client, deps, graceful_shutdown=GRACEFUL_SHUTDOWN)
+    metrics.count_log_messages()
     listener = metrics.serve(settings.worker_metrics_host, settings.worker_metrics_port)
     freeze_startup_heap()
     log.info("worker started", extra={"task_queue": settings.temporal_task_queue})
@@ -201,7 +202,7 @@ async def run_until_signalled(settings: Settings) -> None:
 
 def main() -> None:
     settings = Settings()
-    configure_logging(settings.log_level)
+    configure_logging(settings.log_level, settings.log_format)
     run_or_exit(settings)
 
 

@@ -83,8 +83,11 @@ async def start_dev(cwd: Path, api_port: int) -> asyncio.subprocess.Process:
         str(temporal_port),
         "--temporal-ui-port",
         str(ui_port),
+        # A summary line a second instead of a minute, so the test can read one.
+        "--summary-every",
+        "1",
         cwd=cwd,
-        env=env,
+        env={**env, "WORKER_METRICS_PORT": str(free_port())},
         stdout=asyncio.subprocess.PIPE,
         stderr=(cwd / "stderr.log").open("wb"),
         start_new_session=True,
@@ -132,7 +135,7 @@ async def test_dev_runs_api_and_worker_as_processes_and_ctrl_c_stops_them_all(de
     # wait for its start-up, or the Ctrl-C below may reach it before it handles signals.
     async with asyncio.timeout(60):
         while True:
-            if '"worker started"' in dev.stderr.read_text():
+            if " worker started" in dev.stderr.read_text():
                 break
             await asyncio.sleep(0.1)
     async with httpx.AsyncClient(base_url=dev.api, timeout=30) as client:
@@ -148,10 +151,17 @@ async def test_dev_runs_api_and_worker_as_processes_and_ctrl_c_stops_them_all(de
         )
     assert sent.status_code == 201, sent.text
     assert sent.json()["status"] == "sent" and sent.json()["wa_message_id"]
+    # Quiet: the send logged nothing (no line per send at the default level); the summary counts it.
+    assert "send recorded" not in dev.stderr.read_text()
+    assert dev.process.stdout is not None
+    async with asyncio.timeout(60):
+        while "1 send (1 sent)" not in (line := (await dev.process.stdout.readline()).decode()):
+            assert line, f"switchboard dev exited: {dev.stderr.read_text()[-2000:]}"
+    assert " last 1 s: 1 send (1 sent) · 0 inbound messages · " in line
     os.killpg(dev.process.pid, signal.SIGINT)  # Ctrl-C in a terminal: the whole foreground group
     assert await asyncio.wait_for(dev.process.wait(), timeout=60) == 0
     assert await _all_gone(list(children))
-    assert '"worker stopped"' in dev.stderr.read_text()  # the worker shut down, not killed
+    assert " worker stopped" in dev.stderr.read_text()  # the worker shut down, not killed
 
 
 async def test_a_dying_service_stops_dev_with_a_failure(dev: Dev) -> None:

@@ -17,7 +17,7 @@ from typing import NoReturn
 
 from sqlalchemy.exc import SQLAlchemyError
 from temporalio import activity
-from temporalio.exceptions import ApplicationError
+from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
 from switchboard.activities.channel_client import (
     ChannelClient,
@@ -78,14 +78,29 @@ def failure_info(failure: UpstreamFailure) -> UpstreamFailureInfo:
 
 
 def raise_retryable(failure: UpstreamFailure, *, attempts_before: int = 0) -> NoReturn:
-    """Hand a retryable failure to Temporal with our own backoff and jitter."""
+    """Hand a retryable failure to Temporal with our own backoff and jitter, after one log line.
+
+    An upstream outage is expected, not a bug: the line says what failed, on which attempt and when
+    the next try is, and the error is BENIGN so the SDK adds no traceback of its own.
+    """
     attempt = activity.info().attempt + attempts_before
     delay = retry_delay_seconds(failure, attempt, rand=random.random()) or 1.0
+    log.warning(
+        "upstream call failed; retrying",
+        extra={
+            "code": failure.code,
+            "upstream_status": failure.upstream_status,
+            "upstream_code": failure.upstream_code,
+            "attempt": attempt,
+            "retry_in_seconds": round(delay, 1),
+        },
+    )
     raise ApplicationError(
         failure.error_message,
         failure_info(failure).model_dump(),
         type=UPSTREAM_RETRYABLE,
         next_retry_delay=timedelta(seconds=delay),
+        category=ApplicationErrorCategory.BENIGN,
     )
 
 
@@ -145,12 +160,12 @@ class ChannelActivities:
         except ChannelProtocolError as exc:
             raise ApplicationError(str(exc), type=UPSTREAM_PROTOCOL) from exc
         except ChannelRefused as exc:
+            if exc.failure.retryable:
+                raise_retryable(exc.failure, attempts_before=attempt.attempts_before)
             log.info(
                 "upstream refused send",
                 extra={"message_id": attempt.message_id, "status": exc.status_code, "code": exc.failure.code},
             )
-            if exc.failure.retryable:
-                raise_retryable(exc.failure, attempts_before=attempt.attempts_before)
             return SendAttemptResult(failure=failure_info(exc.failure))
         sent = body.get("messages") if isinstance(body, dict) else None
         if not sent or not isinstance(sent[0], dict) or not sent[0].get("id"):

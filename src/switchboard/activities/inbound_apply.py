@@ -280,7 +280,7 @@ class InboundApplier:
             progress=progress,
             received_at=payload.received_at,
         )
-        log.info(
+        log.debug(
             "inbound payload applied",
             extra={"payload_id": payload.payload_id, **summary.model_dump(exclude={"deferred"})},
         )

@@ -22,7 +22,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio import activity
-from temporalio.exceptions import ApplicationError
+from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
 from switchboard.activities.deps import ActivityDeps
 from switchboard.domain.failure_types import SMTP_FAILED, SMTP_MISCONFIGURED
@@ -141,4 +141,15 @@ class NotificationActivities:
         except ValueError as exc:
             raise ApplicationError(str(exc), type=SMTP_MISCONFIGURED, non_retryable=True) from exc
         except (OSError, smtplib.SMTPException) as exc:
-            raise ApplicationError(f"SMTP failed: {exc}", type=SMTP_FAILED) from exc
+            # An SMTP outage is expected: one line, and no traceback from the SDK (BENIGN).
+            log.warning(
+                "owner notification not mailed; retrying",
+                extra={
+                    "notification_id": notification_id,
+                    "error": str(exc),
+                    "attempt": activity.info().attempt,
+                },
+            )
+            raise ApplicationError(
+                f"SMTP failed: {exc}", type=SMTP_FAILED, category=ApplicationErrorCategory.BENIGN
+            ) from exc

@@ -170,7 +170,7 @@ class OutcomeRecorder:
             message.status,
             seconds_to_sent=(now - message.created_at).total_seconds() if outcome.failure is None else None,
         )
-        log.info("send recorded", extra={"message_id": message.id, "status": message.status})
+        log.debug("send recorded", extra={"message_id": message.id, "status": message.status})
         return report
 
 

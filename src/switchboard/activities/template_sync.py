@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlmodel import select
 from temporalio import activity
-from temporalio.exceptions import ApplicationError
+from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
 from switchboard.activities.channel import channel_client, raise_retryable
 from switchboard.activities.channel_client import ChannelError
@@ -92,7 +92,11 @@ class TemplateSyncActivities:
                 raise_retryable(exc.failure)
             # A revoked token or a WABA the app lost: retrying will not help; the next run tries again.
             raise ApplicationError(
-                exc.failure.error_message, type=TEMPLATE_SYNC_REFUSED, non_retryable=True
+                exc.failure.error_message,
+                type=TEMPLATE_SYNC_REFUSED,
+                non_retryable=True,
+                # The workflow logs the refusal as one line; no traceback from the SDK.
+                category=ApplicationErrorCategory.BENIGN,
             ) from exc
         activity.heartbeat(params.get("after"))
         if not isinstance(body, Mapping):

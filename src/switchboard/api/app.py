@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 import httpx
 from fastapi import FastAPI
 
+from switchboard import metrics
 from switchboard.activities.llm.rate_cards import load_rate_cards
 from switchboard.api.api_docs import install_api_docs
 from switchboard.api.delivery_worker import start_delivery_worker
@@ -35,6 +36,7 @@ def create_app(settings: Settings) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        metrics.count_log_messages()
         engine = create_engine(settings.database_url)
         sessions = session_factory(engine)
         autocommit_engine = create_engine(settings.database_url, pool_size=10, autocommit=True)

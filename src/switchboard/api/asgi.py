@@ -12,6 +12,6 @@ from switchboard.logs import configure_logging
 from switchboard.settings import Settings
 
 settings = Settings()
-configure_logging(settings.log_level)
+configure_logging(settings.log_level, settings.log_format)
 app = create_app(settings)
 freeze_startup_heap()

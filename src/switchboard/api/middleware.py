@@ -44,11 +44,18 @@ def route_label(scope: Scope) -> str:
 
 
 def _count(scope: Scope, headers: dict[bytes, bytes], status: int, began: float) -> None:
+    """Count the answered request; at LOG_LEVEL=DEBUG also log one line for it."""
     route, method = route_label(scope), str(scope.get("method", ""))
     api_key = headers.get(b"x-api-key", b"").decode(errors="replace") or None
     mode = metrics.key_mode(api_key, admin=b"x-admin-key" in headers)
+    seconds = time.perf_counter() - began
     metrics.HTTP_REQUESTS.labels(route, method, str(status), mode).inc()
-    metrics.HTTP_LATENCY.labels(route, method).observe(time.perf_counter() - began)
+    metrics.HTTP_LATENCY.labels(route, method).observe(seconds)
+    if log.isEnabledFor(logging.DEBUG):
+        log.debug(
+            "request answered",
+            extra={"method": method, "route": route, "status": status, "ms": round(seconds * 1000, 1)},
+        )
 
 
 def body_limit(path: str) -> int:

@@ -9,6 +9,7 @@ upstream is a request held at the fake's door until the API has answered.
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 import httpx
@@ -160,6 +161,32 @@ async def test_retryable_upstream_errors_are_retried_until_sent(
         await skipping_client.get(f"/v1/messages/{response.json()['id']}", headers=tenant.headers())
     ).json()
     assert (stored["status"], stored["error_code"]) == ("sent", None)
+
+
+async def test_each_retried_upstream_failure_is_one_line_with_its_code_and_attempt_and_no_traceback(
+    skipping_client: httpx.AsyncClient,
+    tenant: TenantFixture,
+    channel: FakeChannel,
+    time_skipping_env: WorkflowEnvironment,
+    caplog: pytest.LogCaptureFixture,
+):
+    caplog.set_level(logging.DEBUG)
+    channel.script(
+        TO,
+        Scripted(503, {"error": {"message": "Service Unavailable", "code": 2}}),
+        Scripted(500, cloud_error(131000, "Something went wrong")),
+    )
+    response = await send_text(skipping_client, tenant)
+    assert response.status_code == 201, response.text
+    retries = [r for r in caplog.records if r.getMessage() == "upstream call failed; retrying"]
+    assert [(r.levelno, vars(r)["upstream_status"], vars(r)["attempt"]) for r in retries] == [
+        (logging.WARNING, 503, 1),
+        (logging.WARNING, 500, 2),
+    ]
+    assert vars(retries[1])["upstream_code"] == 131000
+    assert all(vars(r)["code"] and vars(r)["retry_in_seconds"] > 0 for r in retries)
+    # An expected failure is no bug: nothing at WARNING or above carries a traceback for it.
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING and r.exc_info] == []
 
 
 async def test_upstream_success_without_a_message_id_is_502_and_not_retried(

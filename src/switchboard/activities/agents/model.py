@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -28,7 +29,7 @@ from switchboard import metrics
 from switchboard.activities.agents.cost_estimate import estimate_call
 from switchboard.activities.agents.payloads import ModelCallInput, ModelCallResult
 from switchboard.activities.deps import ActivityDeps
-from switchboard.activities.llm.errors import as_application_error
+from switchboard.activities.llm.errors import ProviderError, as_application_error
 from switchboard.activities.llm.rate_cards import RateCardBook
 from switchboard.activities.llm.registry import ProviderRegistry
 from switchboard.domain.pricing import cost_usd
@@ -37,6 +38,8 @@ from switchboard.models.base import utcnow
 from switchboard.store.agents.budget import CapReached, recent_calls, reserve, settle
 from switchboard.store.agents.runs import record_model_step, step_at, usd_to_e10
 from switchboard.store.database import unit_of_work
+
+log = logging.getLogger("switchboard.agents")
 
 PREVIEW_CHARS = 500
 # Heartbeats while a call is in flight, so a killed worker's call is retried after the
@@ -101,8 +104,21 @@ class ModelCallActivities:
             # reservation goes at once rather than at the stale sweep.
             async with unit_of_work(self._deps.sessions) as session:
                 await settle(session, reservation_id=reservation_id, actual_e10=None)
+            converted = as_application_error(error, secrets=self._providers.secrets)
+            if isinstance(error, ProviderError):
+                # Expected (an outage, a limit, a refusal): one line here, no traceback from the SDK.
+                log.warning(
+                    "model call failed",
+                    extra={
+                        "provider": error.provider,
+                        "status_code": error.status_code,
+                        "error": type(error).__name__,
+                        "retryable": error.retryable,
+                        "attempt": activity.info().attempt,
+                    },
+                )
             # from None: the chained SDK error may quote a key, and Temporal serialises causes too.
-            raise as_application_error(error, secrets=self._providers.secrets) from None
+            raise converted from None
         latency_ms = int((time.monotonic() - started) * 1000)
         now = utcnow()
         card = self._rate_cards.card_for(call.provider, call.request.model, now)

@@ -75,7 +75,7 @@ class AgentRunActivities:
         if thread is not None:
             await self._raised(thread.tenant_id, thread.id, event_ids)
         if run is None:
-            log.info("no run for turns", extra={"thread_id": claim.thread_id, "reason": skipped})
+            log.debug("no run for turns", extra={"thread_id": claim.thread_id, "reason": skipped})
             return ClaimResult(skipped_reason=skipped)
         return ClaimResult(run_id=run.id, message_ids=message_ids)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from datetime import UTC, datetime, timedelta
 
-from temporalio.exceptions import ApplicationError
+from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
 from switchboard.domain.redaction import Redactor
 from switchboard.domain.retry_after import retry_after_from_headers
@@ -136,7 +136,8 @@ def as_application_error(error: Exception, *, secrets: Collection[str | None]) -
     error. Raise it ``from None``, since Temporal serialises the cause chain too and
     the original exceptions still hold the text as it came. An exception that is no
     ProviderError (an SDK surprise, a bug) stays retryable, as Temporal would make
-    it, and keeps its traceback (file and line only; no message).
+    it, and keeps its traceback (file and line only; no message); a ProviderError is
+    BENIGN, so Temporal logs no traceback for it.
     """
     redactor = Redactor(secrets)
     if not isinstance(error, ProviderError):
@@ -157,4 +158,6 @@ def as_application_error(error: Exception, *, secrets: Collection[str | None]) -
         type=type(error).__name__,
         non_retryable=not error.retryable,
         next_retry_delay=delay,
+        # A provider's refusal or outage is expected: the caller logs one line, the SDK no traceback.
+        category=ApplicationErrorCategory.BENIGN,
     )

@@ -123,7 +123,7 @@ class ToolActivities:
         started = time.monotonic()
         result = await self._execute(call)
         result.latency_ms = int((time.monotonic() - started) * 1000)
-        log.info(
+        log.debug(
             "tool call finished",
             extra={
                 "tenant_id": call.tenant_id,
