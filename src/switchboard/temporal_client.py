@@ -1,4 +1,5 @@
-"""The Temporal client every process uses (API, worker, CLI), with our data converter."""
+"""The Temporal client every process uses (API, worker, CLI), with our data converter and the process's
+runtime (whose SDK metrics our Prometheus endpoints serve, temporal_metrics.py)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from switchboard.settings import Settings
+from switchboard.temporal_metrics import temporal_runtime
 
 
 async def connect_temporal(settings: Settings, *, lazy: bool = True, identity: str | None = None) -> Client:
@@ -19,4 +21,5 @@ async def connect_temporal(settings: Settings, *, lazy: bool = True, identity: s
         data_converter=pydantic_data_converter,
         lazy=lazy,
         identity=identity,
+        runtime=temporal_runtime(),
     )

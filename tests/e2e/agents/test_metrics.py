@@ -3,8 +3,8 @@
 One inbound message reaches a bound agent, which calls a tenant tool and answers (a live send through
 the fake upstream on loopback); a second message is an urgency the guardrail hands to a human; a webhook
 receives the events. ``GET /metrics`` is read before and after, parsed with prometheus_client's own
-parser, and every family must have moved. The worker's listener serves the same families
-(switchboard/metrics.py ``serve``).
+parser, and every family must have moved, the Temporal SDK's own included. The worker's listener serves
+the same families (switchboard/metrics.py ``serve``).
 """
 
 from __future__ import annotations
@@ -155,6 +155,11 @@ async def test_one_conversation_moves_every_family(
     assert grew("switchboard_model_cost_usd_total", lambda ls: ls == model) > 0
     assert total(after, "switchboard_webhook_endpoints", lambda ls: ls["state"] == "healthy") >= 1
     assert ("switchboard_send_queue_depth", ()) not in after, "labelled by number only; none is queued now"
+    # The Temporal SDK's own metrics come through the same endpoint (switchboard/temporal_metrics.py):
+    # the API's client started the inbound and send workflows.
+    starts = {"operation": "StartWorkflowExecution"}
+    assert grew("temporal_request_total", lambda ls: ls.items() >= starts.items()) >= 1
+    assert grew("temporal_request_latency_seconds_count", lambda ls: ls.items() >= starts.items()) >= 1
     labels = {key for (_, pairs) in after for key, _ in pairs}
     assert not labels & {"tenant_id", "message_id", "thread_id", "conversation_id"}, "bounded labels only"
 
