@@ -84,9 +84,11 @@ def api(host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
         # One listening socket per process, so the kernel spreads connections over them (api/workers.py).
         serve("switchboard.api.asgi:app", host=host, port=port, workers=workers)
         return
+    from switchboard import tracing
     from switchboard.api.app import create_app
     from switchboard.heap import freeze_startup_heap
 
+    tracing.configure(settings, service="switchboard-api")
     served = create_app(settings)
     freeze_startup_heap()
     uvicorn.run(served, host=host, port=port, log_level="warning")

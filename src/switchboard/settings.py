@@ -168,6 +168,10 @@ class Settings(BaseSettings):
     # (``switchboard dev``); ``json`` one JSON object per line, for a log pipeline.
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
     log_format: Literal["json", "text"] = "json"
+    # Traces (switchboard/tracing.py): the OTLP/HTTP collector's base URL (spans go to {url}/v1/traces);
+    # unset, nothing is traced. The service name defaults to switchboard-api or switchboard-worker.
+    otel_exporter_otlp_endpoint: str | None = None
+    otel_service_name: str | None = None
 
     @field_validator("log_level", mode="before")
     @classmethod

@@ -6,6 +6,7 @@ from __future__ import annotations
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
+from switchboard import tracing
 from switchboard.settings import Settings
 from switchboard.temporal_metrics import temporal_runtime
 
@@ -22,4 +23,6 @@ async def connect_temporal(settings: Settings, *, lazy: bool = True, identity: s
         lazy=lazy,
         identity=identity,
         runtime=temporal_runtime(),
+        # Tracing's interceptor when it is on; workers built on this client inherit it.
+        interceptors=tracing.temporal_interceptors(),
     )

@@ -28,7 +28,7 @@ from temporalio.types import MethodAsyncNoParam
 from temporalio.worker import UnsandboxedWorkflowRunner, Worker, WorkflowRunner
 from temporalio.worker.workflow_sandbox import SandboxRestrictions
 
-from switchboard import metrics
+from switchboard import metrics, tracing
 from switchboard.activities.deps import ActivityDeps
 from switchboard.activities.registry import build_activities
 from switchboard.activities.tools.http_client import egress_client
@@ -208,6 +208,7 @@ def main() -> None:
 
 def run_or_exit(settings: Settings) -> None:
     """Run until signalled; a namespace the service cannot run on ends the process with its fix (exit 2)."""
+    tracing.configure(settings, service="switchboard-worker")
     try:
         asyncio.run(run_until_signalled(settings))
     except NamespaceNotReady as exc:

@@ -1,4 +1,4 @@
-"""activities/workflow_starts.py: every name is a registered workflow, every id keeps its format, every
+"""activities/workflow_starts.py: every name (domain/workflow_names.py) is a registered workflow, every id keeps its format, every
 start sends its workflow's own input type under its name, id and policies (a recording client, no server)."""
 
 from __future__ import annotations
@@ -16,11 +16,12 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 from switchboard.activities import workflow_starts as starts
 from switchboard.activities.agents.payloads import ClaimInput
 from switchboard.activities.webhooks.types import DeliveryInput, DeliveryRef, ScheduleTerms
+from switchboard.domain import workflow_names
 from switchboard.models.inbound import InboundPayload
 from switchboard.models.send import SendInput
 from switchboard.workflows.registry import WORKFLOWS
 
-NAMES = {name: value for name, value in vars(starts).items() if name.endswith("_WORKFLOW")}
+NAMES = {name: value for name, value in vars(workflow_names).items() if name.endswith("_WORKFLOW")}
 REGISTERED = {workflow._Definition.must_from_class(cls).name: cls for cls in WORKFLOWS}
 
 QUEUE = "q-1"

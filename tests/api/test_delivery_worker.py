@@ -23,9 +23,10 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 from switchboard.activities.webhooks.types import DeliveryInput, DeliveryRef, ScheduleTerms
-from switchboard.activities.workflow_starts import DELIVERY_WORKFLOW, delivery_workflow_id
+from switchboard.activities.workflow_starts import delivery_workflow_id
 from switchboard.api.delivery_worker import IDENTITY_SUFFIX, EagerOnlySlots
 from switchboard.domain.webhook_policy import WebhookPolicy
+from switchboard.domain.workflow_names import DELIVERY_WORKFLOW
 from switchboard.models.events import WebhookAttempt, WebhookDelivery
 from switchboard.settings import Settings
 from tests.support.api_process import running_api, started_by

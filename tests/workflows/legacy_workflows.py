@@ -39,9 +39,9 @@ with workflow.unsafe.imports_passed_through():
         DeliveryReport,
         FinishInput,
     )
-    from switchboard.activities.workflow_starts import DELIVERY_WORKFLOW, RUN_WORKFLOW
     from switchboard.domain.agents.prompt import system_prompt
     from switchboard.domain.webhook_policy import next_retry_delay
+    from switchboard.domain.workflow_names import DELIVERY_WORKFLOW, RUN_WORKFLOW
     from switchboard.models.inbound import InboundItemsInput, InboundPayload, InboundSummary
     from switchboard.models.llm import LlmMessage, LlmRequest, LlmTool, ToolResultMessage, UserMessage
 

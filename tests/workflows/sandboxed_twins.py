@@ -15,7 +15,7 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from switchboard.activities.webhooks.types import DeliveryInput, DeliveryReport
-    from switchboard.activities.workflow_starts import DELIVERY_WORKFLOW, SEND_WORKFLOW
+    from switchboard.domain.workflow_names import DELIVERY_WORKFLOW, SEND_WORKFLOW
     from switchboard.models.send import SendInput, SendReport
 
 from switchboard.workflows.send_message import SendMessageWorkflow

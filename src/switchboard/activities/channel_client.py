@@ -27,6 +27,7 @@ from typing import Any
 
 import httpx
 
+from switchboard import tracing
 from switchboard.domain.failure_types import UPSTREAM_PROTOCOL_ERROR_CODE
 from switchboard.domain.redaction import Redactor
 from switchboard.domain.secrets_box import open_sealed
@@ -130,10 +131,13 @@ class ChannelClient:
         if self._timeout is not None:
             kwargs.setdefault("timeout", self._timeout)
         headers = {"Authorization": f"Bearer {token}"}
+        url = f"{self.base}/{path.lstrip('/')}"
         try:
-            return await self._http.request(
-                method, f"{self.base}/{path.lstrip('/')}", headers=headers, **kwargs
-            )
+            with tracing.span("channel " + method, {"http.request.method": method, "url.full": url}) as span:
+                response = await self._http.request(method, url, headers=headers, **kwargs)
+                if span is not None:
+                    span.set_attribute("http.response.status_code", response.status_code)
+                return response
         except httpx.TransportError as exc:
             # The httpx error (and its own causes) may quote a header: only its redacted text is chained.
             cause = ChannelTransportFailure(f"{type(exc).__name__}: {Redactor((token,)).text(str(exc))}")

@@ -26,6 +26,18 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError
 
 from switchboard.domain.search_attributes import SEARCH_ATTRIBUTE_TENANT, SEARCH_ATTRIBUTE_THREAD
+from switchboard.domain.workflow_names import (
+    DELIVERY_WORKFLOW,
+    DISPATCH_WORKFLOW,
+    NOTIFICATION_WORKFLOW,
+    PROCESS_INBOUND_WORKFLOW,
+    RECOVERY_WORKFLOW,
+    SEND_WORKFLOW,
+    THREAD_WORKFLOW,
+    TIMERS_WORKFLOW,
+    TURN_SIGNAL,
+    WAKE_SIGNAL,
+)
 from switchboard.models.inbound import InboundPayload
 from switchboard.models.send import SendInput, SendReport
 from switchboard.store.events import awaiting_dispatch
@@ -37,19 +49,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("switchboard.events")
 agents_log = logging.getLogger("switchboard.agents")
 
-# The names the workflow classes register under (tests/activities/test_workflow_starts.py checks them).
-SEND_WORKFLOW = "SendMessage"
-DISPATCH_WORKFLOW = "DispatchEvent"
-NOTIFICATION_WORKFLOW = "SendOwnerNotification"
-DELIVERY_WORKFLOW = "DeliverWebhook"
-RECOVERY_WORKFLOW = "RecoverDeliveries"
-PROCESS_INBOUND_WORKFLOW = "ProcessInbound"
-THREAD_WORKFLOW = "AgentThread"
-RUN_WORKFLOW = "AgentRun"
-TIMERS_WORKFLOW = "AgentThreadTimers"
-# Signals the agent workflows are started with (the search attributes they carry: domain/search_attributes.py).
-TURN_SIGNAL = "turn"
-WAKE_SIGNAL = "wake"
 
 # A signal-with-start of a thread that takes longer than this means Temporal is unreachable.
 THREAD_START_TIMEOUT = timedelta(seconds=5)

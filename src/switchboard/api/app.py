@@ -13,7 +13,7 @@ from contextlib import asynccontextmanager
 import httpx
 from fastapi import FastAPI
 
-from switchboard import metrics
+from switchboard import metrics, tracing
 from switchboard.activities.llm.rate_cards import load_rate_cards
 from switchboard.api.api_docs import install_api_docs
 from switchboard.api.delivery_worker import start_delivery_worker
@@ -88,4 +88,6 @@ def create_app(settings: Settings) -> FastAPI:
         app.include_router(router)
     install_openapi(app, documented)
     install_api_docs(app)
+    # Last, so its server span is the outermost layer and the edge's own work is inside it.
+    tracing.instrument(app)
     return app

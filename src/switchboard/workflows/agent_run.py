@@ -41,9 +41,9 @@ with workflow.unsafe.imports_passed_through():
         RunInput,
     )
     from switchboard.activities.agents.runs import AgentRunActivities
-    from switchboard.activities.workflow_starts import RUN_WORKFLOW
     from switchboard.domain.agents.prompt import parse_intent, router_prompt, system_prompt
     from switchboard.domain.agents.urgency import detect_urgency, detect_urgency_in_burst
+    from switchboard.domain.workflow_names import RUN_WORKFLOW
     from switchboard.models.llm import (
         LlmMessage,
         LlmRequest,

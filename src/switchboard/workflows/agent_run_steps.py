@@ -29,8 +29,9 @@ with workflow.unsafe.imports_passed_through():
     from switchboard.activities.agents.reply import AgentReplyActivities
     from switchboard.activities.tools.executor import ToolActivities
     from switchboard.activities.tools.payloads import ToolCallInput, ToolCallResult, start_to_close_timeout
-    from switchboard.activities.workflow_starts import SEND_WORKFLOW, send_workflow_id
+    from switchboard.activities.workflow_starts import send_workflow_id
     from switchboard.domain.agents.claims import detect_action_claim
+    from switchboard.domain.workflow_names import SEND_WORKFLOW
     from switchboard.models.llm import LlmRequest
     from switchboard.models.send import SendInput
 

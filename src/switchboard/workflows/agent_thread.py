@@ -29,13 +29,8 @@ with workflow.unsafe.imports_passed_through():
         ThreadInput,
     )
     from switchboard.activities.agents.runs import AgentRunActivities
-    from switchboard.activities.workflow_starts import (
-        RUN_WORKFLOW,
-        THREAD_WORKFLOW,
-        TURN_SIGNAL,
-        run_workflow_id,
-        search_attributes,
-    )
+    from switchboard.activities.workflow_starts import run_workflow_id, search_attributes
+    from switchboard.domain.workflow_names import RUN_WORKFLOW, THREAD_WORKFLOW, TURN_SIGNAL
 
 # Continue-as-new after this many runs even if the server does not suggest it yet.
 RUNS_PER_HISTORY = 100

@@ -18,7 +18,7 @@ from switchboard.workflows.policies import AGENT_BOOKKEEPING
 with workflow.unsafe.imports_passed_through():
     from switchboard.activities.agents.payloads import TimerDue, TimerQuery, TimersInput
     from switchboard.activities.agents.timers import ThreadTimerActivities
-    from switchboard.activities.workflow_starts import TIMERS_WORKFLOW, WAKE_SIGNAL
+    from switchboard.domain.workflow_names import TIMERS_WORKFLOW, WAKE_SIGNAL
 
 ROUNDS_PER_HISTORY = 200
 

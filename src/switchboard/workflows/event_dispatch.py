@@ -19,7 +19,7 @@ from switchboard.workflows.webhook_delivery import DeliverWebhookWorkflow
 with workflow.unsafe.imports_passed_through():
     from switchboard.activities.webhooks.dispatching import WebhookDispatchActivities
     from switchboard.activities.webhooks.types import DispatchPlan, SweepResult
-    from switchboard.activities.workflow_starts import DISPATCH_WORKFLOW
+    from switchboard.domain.workflow_names import DISPATCH_WORKFLOW
 
 
 @workflow.defn(name=DISPATCH_WORKFLOW)

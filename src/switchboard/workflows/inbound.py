@@ -17,7 +17,7 @@ from switchboard.workflows.policies import INBOUND_APPLY, INBOUND_DEFERRED_STATU
 
 with workflow.unsafe.imports_passed_through():
     from switchboard.activities.inbound import InboundActivities
-    from switchboard.activities.workflow_starts import PROCESS_INBOUND_WORKFLOW
+    from switchboard.domain.workflow_names import PROCESS_INBOUND_WORKFLOW
     from switchboard.models.inbound import InboundItemsInput, InboundPayload, InboundSummary
 
 

@@ -14,7 +14,7 @@ from switchboard.workflows.policies import WEBHOOK_NOTIFY
 
 with workflow.unsafe.imports_passed_through():
     from switchboard.activities.notifications import NotificationActivities
-    from switchboard.activities.workflow_starts import NOTIFICATION_WORKFLOW
+    from switchboard.domain.workflow_names import NOTIFICATION_WORKFLOW
 
 
 @workflow.defn(name=NOTIFICATION_WORKFLOW)

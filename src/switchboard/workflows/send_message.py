@@ -36,7 +36,6 @@ with workflow.unsafe.imports_passed_through():
     from switchboard.activities.channel import ChannelActivities
     from switchboard.activities.media import MediaActivities
     from switchboard.activities.sends import SendRecordActivities
-    from switchboard.activities.workflow_starts import SEND_WORKFLOW
     from switchboard.domain.failure_types import (
         UPSTREAM_PROTOCOL,
         UPSTREAM_PROTOCOL_ERROR_CODE,
@@ -44,6 +43,7 @@ with workflow.unsafe.imports_passed_through():
         UPSTREAM_UNAVAILABLE_CODE,
     )
     from switchboard.domain.send_payload.cloud_body import with_media_body
+    from switchboard.domain.workflow_names import SEND_WORKFLOW
     from switchboard.models.send import (
         MediaPrepare,
         SendAttempt,

@@ -37,8 +37,8 @@ with workflow.unsafe.imports_passed_through():
         DeliveryReport,
         FinishInput,
     )
-    from switchboard.activities.workflow_starts import DELIVERY_WORKFLOW
     from switchboard.domain.webhook_policy import next_retry_delay
+    from switchboard.domain.workflow_names import DELIVERY_WORKFLOW
 
 
 # Histories recorded before a successful attempt settled its own delivery still call finish_delivery.

@@ -30,7 +30,7 @@ with workflow.unsafe.imports_passed_through():
         ResendRef,
         recovery_memo,
     )
-    from switchboard.activities.workflow_starts import RECOVERY_WORKFLOW
+    from switchboard.domain.workflow_names import RECOVERY_WORKFLOW
 
 # Resends in flight at once: a recovering receiver sees a few at a time, not the whole backlog.
 CONCURRENCY = 8

@@ -25,7 +25,7 @@ from contextlib import asynccontextmanager
 
 from temporalio import activity
 
-from switchboard import metrics
+from switchboard import metrics, tracing
 from switchboard.activities.agents.cost_estimate import estimate_call
 from switchboard.activities.agents.payloads import ModelCallInput, ModelCallResult
 from switchboard.activities.deps import ActivityDeps
@@ -97,8 +97,10 @@ class ModelCallActivities:
         try:
             adapter = self._providers.adapter(call.provider)
             started = time.monotonic()
+            traced = {"gen_ai.system": call.provider, "gen_ai.request.model": call.request.model}
             async with _heartbeating():
-                response = await adapter.complete(call.request)
+                with tracing.span("model call", traced):
+                    response = await adapter.complete(call.request)
         except Exception as error:  # noqa: BLE001 - re-raised, only with the keys blanked out
             # A provider's answer or anything else (an SDK surprise, a bug): no spend either way, so the
             # reservation goes at once rather than at the stale sweep.

@@ -5,7 +5,8 @@ connection, a timeout or an answer over the size cap are transport failures (inf
 pre-request of ``jwt_from_token_endpoint`` goes through the same client and the same mapping; a
 non-2xx answer from the token endpoint is infra, and no token at ``token_response_path`` is
 ToolResponseExtractError. Error texts name what failed ("tool request" or "token endpoint") with the
-binding's secrets (and any fetched token) redacted.
+binding's secrets (and any fetched token) redacted. With tracing on, each request is a span and carries
+its W3C ``traceparent`` (docs/agents.md, "Tracing").
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ from __future__ import annotations
 import json
 from collections.abc import Collection
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
+from switchboard import tracing
 from switchboard.activities.tools.egress import EgressRefused
 from switchboard.activities.tools.http_client import ResponseTooLarge, ToolHttpClient, ToolHttpResponse
 from switchboard.domain.tools import (
@@ -102,10 +105,22 @@ class Exchange:
         params: dict[str, Any] | None = None,
         json_body: Any = None,
     ) -> ToolHttpResponse:
+        host = urlsplit(url).hostname or ""
         try:
-            return await self._http.send(
-                method, url, headers=headers, params=params, json_body=json_body, timeout_ms=timeout_ms
-            )
+            # A span per request, whose traceparent goes out with it (the tenant's API can continue the
+            # trace). Its host only: a rendered path may hold a customer's data.
+            with tracing.span(what, {"http.request.method": method, "server.address": host}) as span:
+                answer = await self._http.send(
+                    method,
+                    url,
+                    headers={**headers, **tracing.outgoing_headers()},
+                    params=params,
+                    json_body=json_body,
+                    timeout_ms=timeout_ms,
+                )
+                if span is not None:
+                    span.set_attribute("http.response.status_code", answer.status_code)
+                return answer
         except EgressRefused as exc:
             error = ToolSecurityError(f"{what}: {exc}", field=field, host=exc.host, reason=exc.reason)
             raise CallFailed(classify_failure(error)) from exc

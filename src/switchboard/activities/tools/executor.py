@@ -37,6 +37,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio import activity
 
+from switchboard import tracing
 from switchboard.activities.deps import ActivityDeps
 from switchboard.activities.tools.egress import EgressGuard
 from switchboard.activities.tools.exchange import CallFailed, Exchange, configuration_problem
@@ -121,7 +122,10 @@ class ToolActivities:
     async def execute_tool_call(self, call: ToolCallInput) -> ToolCallResult:
         """Run one tool call and classify it; tool failures are results, never exceptions."""
         started = time.monotonic()
-        result = await self._execute(call)
+        with tracing.span("tool call", {"switchboard.tool": call.tool_slug}) as span:
+            result = await self._execute(call)
+            if span is not None:
+                span.set_attribute("switchboard.tool_call_class", str(result.call_class))
         result.latency_ms = int((time.monotonic() - started) * 1000)
         log.debug(
             "tool call finished",

@@ -27,7 +27,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+from opentelemetry.trace import StatusCode
 
+from switchboard import tracing
 from switchboard.activities.tools.egress import EgressRefused
 from switchboard.domain import standard_webhooks
 from switchboard.domain.signatures import SERVICE_SIGNATURE_HEADER, service_signature
@@ -147,7 +149,27 @@ def _failure_text(response: httpx.Response, snippet: str) -> str:
 async def post_once(
     http: httpx.AsyncClient, url: str, *, body: bytes, headers: httpx.Headers, limit_seconds: float
 ) -> PostOutcome:
-    """POST once; any answer or failure is returned, never raised."""
+    """POST once; any answer or failure is returned, never raised.
+
+    With tracing on, the POST is a span and carries its ``traceparent``, so the receiver can continue
+    the trace (the signatures cover the body, the id and the timestamp, not this header).
+    """
+    with tracing.span("webhook POST", {"http.request.method": "POST", "url.full": url}) as span:
+        if span is None:
+            return await _post(http, url, body=body, headers=headers, limit_seconds=limit_seconds)
+        traced = httpx.Headers(headers)
+        traced.update(tracing.outgoing_headers())
+        outcome = await _post(http, url, body=body, headers=traced, limit_seconds=limit_seconds)
+        if outcome.status_code is not None:
+            span.set_attribute("http.response.status_code", outcome.status_code)
+        if outcome.error:
+            span.set_status(StatusCode.ERROR, outcome.error[:200])
+        return outcome
+
+
+async def _post(
+    http: httpx.AsyncClient, url: str, *, body: bytes, headers: httpx.Headers, limit_seconds: float
+) -> PostOutcome:
     started = time.monotonic()
 
     def elapsed() -> int:
