@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -21,6 +22,7 @@ ENV = {
     "SWITCHBOARD_SECRETS_KEY": "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE=",
     "CHANNEL_APP_SECRET": "s",
     "CHANNEL_VERIFY_TOKEN": "v",
+    "GRAFANA_ADMIN_PASSWORD": "g",
 }
 
 
@@ -38,6 +40,38 @@ def test_compose_has_the_production_services():
     setup = " ".join(services["temporal-setup"]["command"])
     assert "SwitchboardTenantId" in setup and "SwitchboardThreadId" in setup
     assert services["worker"]["depends_on"]["temporal-setup"]["condition"] == "service_completed_successfully"
+
+
+def test_prometheus_scrapes_the_api_and_every_worker_and_grafana_shows_the_dashboard():
+    services = yaml.safe_load(COMPOSE.read_text())["services"]
+    scrape = yaml.safe_load((ROOT / "deploy/prometheus/prometheus.yml").read_text())["scrape_configs"]
+    jobs = {job["job_name"]: job for job in scrape}
+    assert jobs["switchboard-api"]["static_configs"][0]["targets"] == ["api:8000"]
+    workers = jobs["switchboard-worker"]["dns_sd_configs"][0]
+    # Every scaled worker's listener, reachable on the compose network.
+    assert (workers["names"], workers["port"]) == (["worker"], 9101)
+    assert services["worker"]["environment"]["WORKER_METRICS_HOST"] == "0.0.0.0"
+    assert (
+        "./deploy/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro"
+        in services["prometheus"]["volumes"]
+    )
+    grafana = services["grafana"]
+    assert "./deploy/grafana/provisioning:/etc/grafana/provisioning:ro" in grafana["volumes"]
+    assert "./deploy/grafana/dashboards:/var/lib/grafana/dashboards:ro" in grafana["volumes"]
+    provider = yaml.safe_load((ROOT / "deploy/grafana/provisioning/dashboards/switchboard.yml").read_text())
+    assert provider["providers"][0]["options"]["path"] == "/var/lib/grafana/dashboards"
+    (source,) = yaml.safe_load((ROOT / "deploy/grafana/provisioning/datasources/prometheus.yml").read_text())[
+        "datasources"
+    ]
+    assert source["url"] == "http://prometheus:9090"
+    dashboard = json.loads((ROOT / "deploy/grafana/dashboards/switchboard.json").read_text())
+    uids = {t["datasource"]["uid"] for p in dashboard["panels"] for t in p.get("targets", [])}
+    assert uids == {source["uid"]}
+    # Traces go to Jaeger's OTLP/HTTP port unless the operator points them elsewhere (or empties it).
+    assert (
+        services["api"]["environment"]["OTEL_EXPORTER_OTLP_ENDPOINT"]
+        == "${OTEL_EXPORTER_OTLP_ENDPOINT-http://jaeger:4318}"
+    )
 
 
 def _compose_command() -> list[str] | None:

@@ -10,14 +10,19 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
+from temporalio.worker import Worker
 
+from switchboard.settings import Settings
+from switchboard.store.database import create_engine
+from switchboard.temporal_client import connect_temporal
 from tests.conftest import ADMIN_KEY
 from tests.fakes import anthropic_server, gemini_server, mistral_server, openai_server
 from tests.fakes.scripting import FakeProvider
@@ -220,3 +225,20 @@ async def deploy_agent(
     binding = await client.post("/v1/agent-bindings", json=binding_body, headers=headers)
     assert binding.status_code == 201, binding.text
     return dict(binding.json())
+
+
+@asynccontextmanager
+async def process_worker(settings: Settings) -> AsyncIterator[Worker]:
+    """A worker built as the worker process builds it: on a client of its own (connect_temporal), so it
+    has the process's Temporal runtime (its SDK metrics) and, when tracing is on, the tracing interceptor."""
+    from switchboard.worker import build_deps, build_worker, close_deps
+
+    client = await connect_temporal(settings, lazy=False)
+    engine = create_engine(settings.database_url)
+    deps = build_deps(client, settings, engine)
+    try:
+        async with build_worker(client, deps, max_concurrent=20) as running:
+            yield running
+    finally:
+        await close_deps(deps)
+        await engine.dispose()

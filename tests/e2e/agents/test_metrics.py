@@ -10,18 +10,25 @@ the same families (switchboard/metrics.py ``serve``).
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 
 import httpx
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
+from temporalio.worker import Worker
 
 from switchboard import metrics
+from switchboard.settings import Settings
 from tests.e2e.agents.support import (
     ToolServer,
     deploy_agent,
     eventually,
     finished_runs,
+    process_worker,
     say,
     text_envelope,
     tool_declaration,
@@ -52,6 +59,35 @@ async def scrape(client: httpx.AsyncClient) -> Samples:
     assert response.status_code == 200, response.text
     assert response.headers["content-type"].startswith("text/plain")
     return parse(response.text)
+
+
+DASHBOARD = Path(__file__).resolve().parents[3] / "deploy" / "grafana" / "dashboards" / "switchboard.json"
+_SUFFIXES = ("_total", "_bucket", "_count", "_sum", "_created")
+
+
+@pytest.fixture
+async def worker(settings: Settings) -> AsyncIterator[Worker]:
+    """The worker as its process builds it, on the process's Temporal runtime (the SDK's metrics)."""
+    async with process_worker(settings) as running:
+        yield running
+
+
+def dashboard_metrics() -> set[str]:
+    """Every metric name the Grafana dashboard's queries read."""
+    dashboard = json.loads(DASHBOARD.read_text())
+    exprs = [t["expr"] for panel in dashboard["panels"] for t in panel.get("targets", [])]
+    assert exprs
+    return {name for expr in exprs for name in re.findall(r"\b(?:switchboard|temporal)_[a-z0-9_]+", expr)}
+
+
+def exported(text: str) -> set[str]:
+    """The names a Prometheus text declares: each sample's, and each family's with its sample suffixes."""
+    names: set[str] = set()
+    for family in text_string_to_metric_families(text):
+        names.add(family.name)
+        names.update(family.name + suffix for suffix in _SUFFIXES)
+        names.update(sample.name for sample in family.samples)
+    return names
 
 
 async def test_one_conversation_moves_every_family(
@@ -160,6 +196,13 @@ async def test_one_conversation_moves_every_family(
     starts = {"operation": "StartWorkflowExecution"}
     assert grew("temporal_request_total", lambda ls: ls.items() >= starts.items()) >= 1
     assert grew("temporal_request_latency_seconds_count", lambda ls: ls.items() >= starts.items()) >= 1
+    # The SDK's worker-side families too, from the worker built on the process's runtime.
+    assert grew("temporal_activity_execution_latency_seconds_count") >= 1
+    assert total(after, "temporal_worker_task_slots_available") > 0
+    # Every metric the Grafana dashboard (deploy/) queries is one this service exports.
+    text = (await app_client.get("/metrics")).text
+    missing = dashboard_metrics() - exported(text)
+    assert not missing, f"the dashboard queries metrics nobody exports: {sorted(missing)}"
     labels = {key for (_, pairs) in after for key, _ in pairs}
     assert not labels & {"tenant_id", "message_id", "thread_id", "conversation_id"}, "bounded labels only"
 

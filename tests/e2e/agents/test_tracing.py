@@ -9,24 +9,23 @@ spans are then read back as a tree.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
 
 import httpx
 import pytest
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from temporalio.worker import Worker
 
 from switchboard import tracing
 from switchboard.api.app import create_app
 from switchboard.settings import Settings
-from switchboard.store.database import create_engine
-from switchboard.temporal_client import connect_temporal
 from tests.e2e.agents.support import (
     ToolServer,
     deploy_agent,
     eventually,
     finished_runs,
+    process_worker,
     say,
     text_envelope,
     tool_declaration,
@@ -55,16 +54,9 @@ async def app_client(settings: Settings, spans: InMemorySpanExporter) -> AsyncIt
 
 
 @pytest.fixture
-async def worker(settings: Settings, spans: InMemorySpanExporter) -> AsyncIterator[Any]:
-    from switchboard.worker import build_deps, build_worker, close_deps
-
-    client = await connect_temporal(settings, lazy=False)
-    engine = create_engine(settings.database_url)
-    deps = build_deps(client, settings, engine)
-    async with build_worker(client, deps, max_concurrent=20) as running:
+async def worker(settings: Settings, spans: InMemorySpanExporter) -> AsyncIterator[Worker]:
+    async with process_worker(settings) as running:
         yield running
-    await close_deps(deps)
-    await engine.dispose()
 
 
 def ancestry(span: ReadableSpan, spans: list[ReadableSpan]) -> list[str]:
