@@ -35,15 +35,15 @@ import uvicorn
 from switchboard.dev_demo import FAKE_MODEL_KEY, banner, bootstrap_demo
 from switchboard.domain.search_attributes import SEARCH_ATTRIBUTE_TENANT, SEARCH_ATTRIBUTE_THREAD
 
+if TYPE_CHECKING:
+    from switchboard.settings import Settings
+
 SEARCH_ATTRIBUTE_ARGS = (
     "--search-attribute",
     f"{SEARCH_ATTRIBUTE_TENANT}=Keyword",
     "--search-attribute",
     f"{SEARCH_ATTRIBUTE_THREAD}=Keyword",
 )
-if TYPE_CHECKING:
-    from switchboard.settings import Settings
-
 HOME = Path(".switchboard")
 ENV_FILE = HOME / "env"
 
@@ -179,28 +179,31 @@ SUMMARY_EVERY_SECONDS = 60.0
 async def report_every_minute(metrics_urls: list[str], *, every: float = SUMMARY_EVERY_SECONDS) -> None:
     """Print one line a minute with what the services did (dev_summary.py), until cancelled.
 
-    A process that does not answer is left out of that minute's line rather than stopping the report.
+    A process that does not answer is left out of the lines on either side of that reading rather than
+    stopping the report (or counting everything it did since it started as one minute's work).
     """
     import httpx
 
-    from switchboard.dev_summary import Totals, summary_line, totals
+    from switchboard.dev_summary import summary_line, totals
 
-    async def read(client: httpx.AsyncClient) -> Totals:
-        texts = []
+    async def read(client: httpx.AsyncClient) -> dict[str, str]:
+        texts = {}
         for url in metrics_urls:
             try:
-                texts.append((await client.get(url)).text)
+                texts[url] = (await client.get(url)).text
             except httpx.HTTPError:
                 continue
-        return totals(texts)
+        return texts
 
+    label = "last minute" if every == SUMMARY_EVERY_SECONDS else f"last {every:g} s"
     async with httpx.AsyncClient(timeout=5) as client:
         before = await read(client)
         while True:
             await asyncio.sleep(every)
             after = await read(client)
-            label = "last minute" if every == SUMMARY_EVERY_SECONDS else f"last {every:g} s"
-            typer.echo(f"{datetime.now():%H:%M:%S} {label}: {summary_line(before, after)}")
+            both = [url for url in metrics_urls if url in before and url in after]
+            line = summary_line(totals(before[u] for u in both), totals(after[u] for u in both))
+            typer.echo(f"{datetime.now():%H:%M:%S} {label}: {line}")
             before = after
 
 

@@ -31,6 +31,7 @@ from prometheus_client.registry import Collector
 from temporalio.runtime import (
     BUFFERED_METRIC_KIND_COUNTER,
     BUFFERED_METRIC_KIND_HISTOGRAM,
+    BufferedMetric,
     BufferedMetricUpdate,
     MetricBuffer,
     MetricBufferDurationFormat,
@@ -71,7 +72,8 @@ class _Histogram:
 class _Family:
     kind: int
     description: str
-    values: dict[Labels, float | _Histogram] = field(default_factory=dict)
+    values: dict[Labels, float] = field(default_factory=dict)  # counters' totals, gauges' last values
+    histograms: dict[Labels, _Histogram] = field(default_factory=dict)
 
 
 def _family_name(name: str, kind: int, unit: str | None) -> str:
@@ -87,25 +89,38 @@ class TemporalSdkMetrics(Collector):
         self._buffer = buffer
         self._lock = threading.Lock()
         self._families: dict[str, _Family] = {}
+        # The SDK hands the same metric and attribute-set objects back on every update: their family and
+        # labels are worked out once. Each entry holds its object, so its id cannot be reused meanwhile.
+        self._by_metric: dict[int, tuple[object, _Family]] = {}
+        self._by_attributes: dict[int, tuple[object, Labels]] = {}
+
+    def _family(self, metric: BufferedMetric) -> _Family:
+        known = self._by_metric.get(id(metric))
+        if known is not None:
+            return known[1]
+        name = _family_name(metric.name, metric.kind, metric.unit)
+        family = self._families.get(name)
+        if family is None:
+            family = self._families[name] = _Family(metric.kind, metric.description or metric.name)
+        self._by_metric[id(metric)] = (metric, family)
+        return family
+
+    def _labels(self, attributes: Mapping[str, object]) -> Labels:
+        known = self._by_attributes.get(id(attributes))
+        if known is None:
+            known = self._by_attributes[id(attributes)] = (attributes, _labels(attributes))
+        return known[1]
 
     def absorb(self, updates: Iterator[BufferedMetricUpdate] | list[BufferedMetricUpdate]) -> None:
         """Fold updates in: counters add their deltas, gauges keep the last value, histograms observe."""
         with self._lock:
             for update in updates:
-                metric = update.metric
-                name = _family_name(metric.name, metric.kind, metric.unit)
-                family = self._families.get(name)
-                if family is None:
-                    family = self._families[name] = _Family(metric.kind, metric.description or metric.name)
-                key = _labels(update.attributes)
-                if metric.kind == BUFFERED_METRIC_KIND_HISTOGRAM:
-                    histogram = family.values.get(key)
-                    if not isinstance(histogram, _Histogram):
-                        histogram = family.values[key] = _Histogram()
-                    histogram.observe(float(update.value))
-                elif metric.kind == BUFFERED_METRIC_KIND_COUNTER:
-                    previous = family.values.get(key, 0.0)
-                    family.values[key] = (previous if isinstance(previous, float) else 0.0) + update.value
+                family = self._family(update.metric)
+                key = self._labels(update.attributes)
+                if family.kind == BUFFERED_METRIC_KIND_HISTOGRAM:
+                    family.histograms.setdefault(key, _Histogram()).observe(float(update.value))
+                elif family.kind == BUFFERED_METRIC_KIND_COUNTER:
+                    family.values[key] = family.values.get(key, 0.0) + update.value
                 else:
                     family.values[key] = float(update.value)
 
@@ -123,8 +138,7 @@ class TemporalSdkMetrics(Collector):
 def _metric(name: str, family: _Family) -> Metric:
     if family.kind == BUFFERED_METRIC_KIND_HISTOGRAM:
         metric = Metric(name, family.description, "histogram")
-        for labels, histogram in family.values.items():
-            assert isinstance(histogram, _Histogram)
+        for labels, histogram in family.histograms.items():
             cumulative = 0
             for bound, count in zip((*BUCKETS, float("inf")), histogram.counts, strict=True):
                 cumulative += count
@@ -136,11 +150,11 @@ def _metric(name: str, family: _Family) -> Metric:
     if family.kind == BUFFERED_METRIC_KIND_COUNTER:
         metric = Metric(name, family.description, "counter")
         for labels, value in family.values.items():
-            metric.add_sample(name + "_total", dict(labels), float(value))  # type: ignore[arg-type]
+            metric.add_sample(name + "_total", dict(labels), value)
         return metric
     metric = Metric(name, family.description, "gauge")
     for labels, value in family.values.items():
-        metric.add_sample(name, dict(labels), float(value))  # type: ignore[arg-type]
+        metric.add_sample(name, dict(labels), value)
     return metric
 
 
