@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import httpx
 import pytest
 from fastapi import APIRouter
@@ -18,20 +20,23 @@ def assert_error_body(response: httpx.Response, status: int, code: str | None = 
     assert body["statusCode"] == status
     assert isinstance(body["message"], str) and body["message"]
     assert isinstance(body["error"], str) and body["error"]
+    assert isinstance(body["code"], str) and body["code"], "every error has a code"
     if code is not None:
         assert body["code"] == code
+    # One serializer for every error, the edge's own answers included: compact, UTF-8 JSON.
+    assert response.text == json.dumps(body, ensure_ascii=False, separators=(",", ":"))
     assert "Traceback" not in response.text
     return body
 
 
 async def test_unknown_route_is_404_body(app_client: httpx.AsyncClient):
-    body = assert_error_body(await app_client.get("/v1/nope"), 404)
+    body = assert_error_body(await app_client.get("/v1/nope"), 404, "NOT_FOUND")
     assert body["error"] == "Not Found"
 
 
 async def test_wrong_method_is_405_body(app_client: httpx.AsyncClient, tenant: TenantFixture):
     response = await app_client.put("/v1/phone-numbers", headers=tenant.headers())
-    body = assert_error_body(response, 405)
+    body = assert_error_body(response, 405, "METHOD_NOT_ALLOWED")
     assert body["error"] == "Method Not Allowed"
     assert response.headers["Allow"] == "GET, HEAD"
 
@@ -49,7 +54,7 @@ async def test_405_allow_names_every_method_of_the_path(app_client: httpx.AsyncC
 async def test_openapi_documents_errors_limits_and_security(app_client: httpx.AsyncClient):
     doc = (await app_client.get("/openapi.json")).json()
     assert "HTTPValidationError" not in doc["components"]["schemas"]
-    assert doc["components"]["schemas"]["Error"]["required"] == ["statusCode", "message", "error"]
+    assert doc["components"]["schemas"]["Error"]["required"] == ["statusCode", "message", "error", "code"]
     assert doc["components"]["securitySchemes"]["ApiKey"]["name"] == "X-API-Key"
     listing = doc["paths"]["/v1/phone-numbers"]["get"]
     assert listing["security"] == [{"ApiKey": []}]
@@ -83,12 +88,12 @@ async def test_non_json_body_is_415(app_client: httpx.AsyncClient):
         content=b"name=x",
         headers={**ADMIN, "Content-Type": "application/x-www-form-urlencoded"},
     )
-    assert_error_body(response, 415)
+    assert_error_body(response, 415, "UNSUPPORTED_MEDIA_TYPE")
 
 
 async def test_missing_content_type_with_body_is_415(app_client: httpx.AsyncClient):
     response = await app_client.post("/v1/admin/tenants", content=b'{"name": "x"}', headers=ADMIN)
-    assert_error_body(response, 415)
+    assert_error_body(response, 415, "UNSUPPORTED_MEDIA_TYPE")
 
 
 async def test_json_with_charset_is_accepted(app_client: httpx.AsyncClient):
@@ -155,7 +160,7 @@ async def test_unexpected_exception_is_500_body_with_logged_traceback(settings, 
     async with app.router.lifespan_context(app):
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
             response = await client.get("/v1/_boom")
-    body = assert_error_body(response, 500)
+    body = assert_error_body(response, 500, "INTERNAL_ERROR")
     assert "kaboom" not in response.text
     assert body["error"] == "Internal Server Error"
     assert "kaboom-internal-detail" in caplog.text
@@ -167,7 +172,7 @@ async def test_oversized_json_body_is_413_before_anything_runs(app_client: httpx
     response = await app_client.post(
         "/v1/admin/tenants", content=body, headers={**ADMIN, "Content-Type": "application/json"}
     )
-    assert_error_body(response, 413)
+    assert_error_body(response, 413, "PAYLOAD_TOO_LARGE")
 
 
 async def test_media_routes_take_large_bodies(app_client: httpx.AsyncClient, tenant: TenantFixture):
@@ -190,7 +195,7 @@ async def test_oversized_chunked_body_is_413(app_client: httpx.AsyncClient):
     response = await app_client.post(
         "/v1/admin/tenants", content=chunks(), headers={**ADMIN, "Content-Type": "application/json"}
     )
-    assert_error_body(response, 413)
+    assert_error_body(response, 413, "PAYLOAD_TOO_LARGE")
 
 
 @pytest.mark.parametrize(

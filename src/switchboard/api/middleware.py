@@ -10,7 +10,6 @@ caller is authenticated, its ``tenant_id``.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import time
@@ -18,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from switchboard import metrics
-from switchboard.domain.error_body import error_body
+from switchboard.domain.error_body import error_json
 from switchboard.logs import bound_log_fields
 
 log = logging.getLogger("switchboard.api")
@@ -99,7 +98,7 @@ class EdgeMiddleware:
 
     @staticmethod
     async def _reject_413(send: Any, limit: int, extra: list[tuple[bytes, bytes]]) -> None:
-        body = json.dumps(error_body(413, f"request body larger than {limit} bytes")).encode()
+        body = error_json(413, f"request body larger than {limit} bytes")
         headers = [
             (b"content-type", b"application/json"),
             (b"content-length", str(len(body)).encode()),
@@ -178,7 +177,7 @@ class EdgeMiddleware:
                 )
                 if started:
                     raise
-                body = json.dumps(error_body(500, "internal error; retry with backoff")).encode()
+                body = error_json(500, "internal error; retry with backoff")
                 await send_wrapper(
                     {
                         "type": "http.response.start",

@@ -43,13 +43,17 @@ ERROR_SCHEMA: dict[str, Any] = {
     "title": "Error",
     "type": "object",
     "description": "The body of every error answer.",
-    "required": ["statusCode", "message", "error"],
+    "required": ["statusCode", "message", "error", "code"],
     "properties": {
         "statusCode": {"type": "integer", "description": "the HTTP status, repeated"},
         "message": {"type": "string", "description": "what went wrong, for a person"},
         "error": {"type": "string", "description": "the status text (e.g. Not Found)"},
         "details": {"type": "object", "description": "e.g. field and value", "additionalProperties": True},
-        "code": {"type": "string", "description": "a stable machine-readable code"},
+        "code": {
+            "type": "string",
+            "description": "a stable machine-readable code; the status's generic one (NOT_FOUND, ...) when "
+            "nothing more specific applies",
+        },
         "retry_after_seconds": {"type": "integer", "description": "on 429: seconds to wait"},
         "error_message": {"type": "string", "description": "on failed sends: the upstream's text"},
     },
