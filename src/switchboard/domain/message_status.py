@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Literal
 
 QUEUED = "queued"
 SENT = "sent"
@@ -43,6 +44,18 @@ FAILED_TRANSIENT = "failed_transient"
 SENT_SANDBOX = "sent_sandbox"
 RECEIVED = "received"
 HISTORICAL = "historical"
+# Every status a stored message can have (the spec's Message status table): what a list may filter on.
+MessageStatus = Literal[
+    "queued",
+    "sent",
+    "delivered",
+    "read",
+    "failed",
+    "failed_transient",
+    "sent_sandbox",
+    "received",
+    "historical",
+]
 
 # Statuses a message rests in (``queued`` is transient: the send workflow always settles it).
 MESSAGE_STATUSES = (SENT, DELIVERED, READ, FAILED, FAILED_TRANSIENT, SENT_SANDBOX, RECEIVED, HISTORICAL)

@@ -211,7 +211,16 @@ async def test_unknown_message_is_404(app_client: httpx.AsyncClient, tenant: Ten
 
 @pytest.mark.parametrize(
     ("param", "value"),
-    [("direction", "sideways"), ("since", "yesterday"), ("until", "2024-13-45"), ("page", "0")],
+    [
+        ("direction", "sideways"),
+        ("since", "yesterday"),
+        ("until", "2024-13-45"),
+        ("page", "0"),
+        # A status no message can have: refused, not an empty list that looks like "none yet".
+        ("status", "bogus"),
+        ("status", "SENT"),
+        ("status", ""),
+    ],
 )
 async def test_invalid_filter_values_are_400(
     app_client: httpx.AsyncClient, tenant: TenantFixture, param: str, value: str
@@ -219,3 +228,4 @@ async def test_invalid_filter_values_are_400(
     response = await app_client.get("/v1/messages", params={param: value}, headers=tenant.headers())
     assert response.status_code == 400, response.text
     assert response.json()["details"]["field"] == param
+    assert response.json()["code"] == "VALIDATION_FAILED"

@@ -14,6 +14,7 @@ from switchboard.api.routing import JsonRoute
 from switchboard.api.time_filters import time_bound
 from switchboard.api.upstream import mark_read_upstream
 from switchboard.domain.errors import MissingRequiredField, ValidationFailed
+from switchboard.domain.message_status import MessageStatus
 from switchboard.domain.send_payload import MEDIA_TYPES
 from switchboard.domain.send_payload.fields import refuse_unknown
 from switchboard.domain.send_payload.mark_read import typing_indicator
@@ -77,7 +78,7 @@ async def list_messages(
     paging: Paging,
     phone_number_id: str | None = None,
     direction: Literal["inbound", "outbound"] | None = None,
-    status: str | None = None,
+    status: MessageStatus | None = None,
     since: Annotated[str | None, Query(description="ISO date or datetime; from this moment on")] = None,
     until: Annotated[str | None, Query(description="ISO date (the whole day included) or datetime")] = None,
     contact_phone: Annotated[str | None, Query(description="matches every form of the number")] = None,
