@@ -31,7 +31,7 @@ class MaintenanceActivities:
         async with self._engine.begin() as conn:
             deleted = await rate_limits.prune_expired(conn, now=utcnow())
         if deleted:
-            log.info("pruned rate-limit counters", extra={"deleted": deleted})
+            log.debug("pruned rate-limit counters", extra={"deleted": deleted})
         return PruneResult(deleted=deleted)
 
     @activity.defn(name="prune_idempotency_records")
