@@ -36,7 +36,7 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanProcessor
 from opentelemetry.util.types import AttributeValue
 
 # The interceptor and its workflow side are the SDK's; the outbound class is private to it and wrapped
-# here (tests/test_tracing.py checks the chain it builds, so an SDK change that breaks it fails there).
+# here (tests/e2e/agents/test_tracing.py checks the chain it builds: an SDK change that breaks it fails there).
 from temporalio.contrib.opentelemetry import TracingInterceptor, TracingWorkflowInboundInterceptor
 from temporalio.contrib.opentelemetry._interceptor import _TracingWorkflowOutboundInterceptor
 from temporalio.worker import (
@@ -154,10 +154,12 @@ class _SwitchboardTracingInterceptor(TracingInterceptor):
 
 
 class _TurnTracingWorkflowInterceptor(TracingWorkflowInboundInterceptor):
-    """Keeps the trace context each turn signal arrived with; the next run starts under the oldest.
+    """Keeps the trace context each turn signal arrived with; the next run starts under the newest.
 
     The SDK's workflow side records a signal as a span of the workflow's own trace with a link to the
-    sender's: right for most signals, wrong for an agent thread, which lives across many turns.
+    sender's: right for most signals, wrong for an agent thread, which lives across many turns. A run
+    answers every turn that arrived since the last one (a burst, or turns a muted thread left): it goes
+    in the trace of the latest, the message that made it run.
     """
 
     def __init__(self, next: WorkflowInboundInterceptor) -> None:
@@ -185,7 +187,7 @@ class _RunUnderTurnContext(WorkflowOutboundInterceptor):
     async def start_child_workflow(self, input: StartChildWorkflowInput) -> ChildWorkflowHandle[Any, Any]:
         if input.workflow != RUN_WORKFLOW or not self.root.turn_contexts:
             return await super().start_child_workflow(input)
-        carrier, self.root.turn_contexts = self.root.turn_contexts[0], []
+        carrier, self.root.turn_contexts = self.root.turn_contexts[-1], []
         context = self.root._set_on_context(self.root.text_map_propagator.extract(carrier))
         token = opentelemetry.context.attach(context)
         try:

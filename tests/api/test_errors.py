@@ -41,6 +41,27 @@ async def test_wrong_method_is_405_body(app_client: httpx.AsyncClient, tenant: T
     assert response.headers["Allow"] == "GET, HEAD"
 
 
+@pytest.mark.parametrize(
+    ("method", "path", "allow"),
+    [
+        ("OPTIONS", "/v1/messages/mark-read", "POST"),
+        ("GET", "/v1/messages/mark-read", "POST"),
+        ("OPTIONS", "/v1/messages/media", "POST"),
+        ("GET", "/v1/messages/upload-media", "POST"),
+        ("DELETE", "/v1/webhooks/health-by-phone", "GET, HEAD"),
+        ("PATCH", "/v1/webhooks/health-by-phone", "GET, HEAD"),
+    ],
+)
+async def test_a_fixed_path_is_not_shadowed_by_a_parameter_route(
+    app_client: httpx.AsyncClient, tenant: TenantFixture, method: str, path: str, allow: str
+):
+    """``/v1/messages/{message_id}`` must not answer for ``/v1/messages/mark-read``: not a 404 for a message
+    called "mark-read", and not GET in the 405's Allow (as the OpenAPI document says)."""
+    response = await app_client.request(method, path, headers=tenant.headers())
+    assert_error_body(response, 405, "METHOD_NOT_ALLOWED")
+    assert response.headers["Allow"] == allow
+
+
 async def test_405_allow_names_every_method_of_the_path(app_client: httpx.AsyncClient, tenant: TenantFixture):
     """/v1/messages has one route per method; Allow lists them all, not just the first match."""
     response = await app_client.put("/v1/messages", headers=tenant.headers())

@@ -13,7 +13,8 @@ from typing import Any
 
 from fastapi import Request, Response, params
 from fastapi.routing import APIRoute
-from starlette.routing import BaseRoute
+from starlette.routing import BaseRoute, Match, Route
+from starlette.types import Scope
 
 from switchboard.domain.errors import UnsupportedMediaType, ValidationFailed
 from switchboard.domain.nul_text import might_hold_nul, nul_path
@@ -50,7 +51,24 @@ async def _refuse_nul(request: Request) -> None:
 
 
 class JsonRoute(APIRoute):
-    """An APIRoute that answers 415 to a non-JSON request body."""
+    """An APIRoute that answers 415 to a non-JSON request body, and leaves fixed paths to their own routes.
+
+    ``/v1/messages/{message_id}`` would otherwise also match ``/v1/messages/mark-read``: a GET there
+    would look up a message called "mark-read" (404), and a 405 there would list GET in its ``Allow``.
+    A path that some route spells out in full belongs to the routes that spell it (any other method is a
+    405 naming theirs), as the OpenAPI document says.
+    """
+
+    _fixed_paths: frozenset[str] | None = None
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        if self.param_convertors and scope.get("type") == "http":
+            fixed = self._fixed_paths
+            if fixed is None:
+                fixed = self._fixed_paths = fixed_paths(scope["app"].router.routes)
+            if scope.get("path") in fixed:
+                return Match.NONE, {}
+        return super().matches(scope)
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
@@ -79,3 +97,10 @@ def flat_routes(routes: Sequence[BaseRoute]) -> Iterator[BaseRoute]:
             yield from flat_routes(nested.routes)
         else:
             yield route
+
+
+def fixed_paths(routes: Sequence[BaseRoute]) -> frozenset[str]:
+    """The paths routes spell out in full (no parameter)."""
+    return frozenset(
+        route.path for route in flat_routes(routes) if isinstance(route, Route) and not route.param_convertors
+    )
