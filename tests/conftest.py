@@ -24,6 +24,7 @@ from temporalio.worker import Worker
 
 from switchboard.api.app import create_app
 from switchboard.devstack import SEARCH_ATTRIBUTE_ARGS
+from switchboard.logs import LOG_FORMATS
 from switchboard.settings import Settings
 from switchboard.store.database import create_engine
 from tests.support.databases import DatabaseFactory
@@ -32,6 +33,22 @@ from tests.support.tenants import TenantFixture, provision_tenant
 # The fake SMTP servers' thread logs each connection's EOF at INFO, sometimes after pytest has closed the
 # captured stream it would write to ("--- Logging error ---" in the output, not a failure): keep it quiet.
 logging.getLogger("mail.log").setLevel(logging.WARNING)
+
+
+@pytest.fixture(autouse=True)
+def _logging_as_found() -> Iterator[None]:
+    """Undo what a CLI command run in this process did to logging (configure_logging sets our loggers'
+    level and the root's handlers), so a later test's caplog sees every line it asks for."""
+    root, ours = logging.getLogger(), logging.getLogger("switchboard")
+    before, root_level, our_level = set(root.handlers), root.level, ours.level
+    yield
+    # Only the handlers our configure_logging installed: pytest's own come and go with each phase.
+    for handler in set(root.handlers) - before:
+        if isinstance(handler.formatter, tuple(LOG_FORMATS.values())):
+            root.removeHandler(handler)
+    root.setLevel(root_level)
+    ours.setLevel(our_level)
+
 
 ADMIN_KEY = "adm_test_" + "k" * 24
 SECRETS_KEY = base64.b64encode(b"\x01" * 32).decode()

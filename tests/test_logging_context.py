@@ -41,6 +41,8 @@ def records(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFixtu
     caplog.handler.addFilter(context)
     # DEBUG: the per-request and per-payload lines are there (LOG_LEVEL=DEBUG, `switchboard dev -v`).
     caplog.set_level(logging.DEBUG)
+    # Our loggers' own level too: a CLI command run earlier in this process may have set it (LOG_LEVEL).
+    caplog.set_level(logging.DEBUG, logger="switchboard")
     yield caplog
     caplog.handler.removeFilter(context)
 

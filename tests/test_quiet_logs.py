@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import logging
-from collections.abc import Iterator
 
 import pytest
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, generate_latest
@@ -17,17 +16,7 @@ from switchboard.logs import configure_logging, json_handler
 from switchboard.settings import Settings
 
 
-@pytest.fixture
-def restored_logging() -> Iterator[None]:
-    root, ours = logging.getLogger(), logging.getLogger("switchboard")
-    handlers, level, our_level = list(root.handlers), root.level, ours.level
-    yield
-    root.handlers[:] = handlers
-    root.setLevel(level)
-    ours.setLevel(our_level)
-
-
-def test_log_level_sets_our_loggers_while_the_libraries_stay_at_info_or_above(restored_logging: None):
+def test_log_level_sets_our_loggers_while_the_libraries_stay_at_info_or_above():
     configure_logging("DEBUG", "json")
     assert logging.getLogger("switchboard.sends").getEffectiveLevel() == logging.DEBUG
     assert logging.getLogger("temporalio.worker").getEffectiveLevel() == logging.INFO
@@ -80,7 +69,7 @@ def _logged(level: str) -> float:
     return REGISTRY.get_sample_value("switchboard_log_messages_total", {"level": level}) or 0.0
 
 
-def test_warnings_and_errors_are_counted_once_per_process_and_info_is_not(restored_logging: None):
+def test_warnings_and_errors_are_counted_once_per_process_and_info_is_not():
     metrics.count_log_messages()
     metrics.count_log_messages()  # the API's lifespan and the worker may both ask: still counted once
     before = {level: _logged(level) for level in ("warning", "error")}

@@ -225,6 +225,7 @@ async def test_other_tenants_webhook_is_404(app_client, tenant, other_tenant, me
         "statusCode": 404,
         "message": f"webhook {hook['id']} not found",
         "error": "Not Found",
+        "code": "NOT_FOUND",
     }
     assert (
         await app_client.get(f"/v1/webhooks/{hook['id']}", headers=other_tenant.headers())

@@ -38,6 +38,7 @@ from switchboard.api.principal import Principal
 from switchboard.api.state import AppState
 from switchboard.domain.error_body import error_body
 from switchboard.domain.errors import InternalFailure, MissingRequiredField
+from switchboard.domain.failure_types import UPSTREAM_REJECTED_CODE
 from switchboard.domain.phone import canonical_phone
 from switchboard.domain.send_payload import SendRequest, parse_send_request
 from switchboard.models.base import iso_millis, new_id, utcnow
@@ -69,7 +70,8 @@ def send_answer(report: SendReport) -> JSONResponse:
             )
         return JSONResponse(report.sent.model_dump(), status_code=201)
     failure = report.failure
-    body = error_body(failure.status_code, failure.error_message, code=failure.code)
+    # An upstream refusal without a code of its own (an HTML error page, say) still answers one.
+    body = error_body(failure.status_code, failure.error_message, code=failure.code or UPSTREAM_REJECTED_CODE)
     body["error_message"] = failure.error_message
     body["message_id"] = report.message_id
     return JSONResponse(body, status_code=failure.status_code)

@@ -20,6 +20,8 @@ TEMPLATE_SYNC_REFUSED: Final = "TemplateSyncRefused"
 # Spec codes of failures that are ours, not the upstream's numbered errors (domain/upstream_errors.py).
 UPSTREAM_UNAVAILABLE_CODE: Final = "UPSTREAM_UNAVAILABLE"
 UPSTREAM_PROTOCOL_ERROR_CODE: Final = "UPSTREAM_PROTOCOL_ERROR"
+# A send's answer when the upstream refused it without a code of its own (an HTML error page, say).
+UPSTREAM_REJECTED_CODE: Final = "UPSTREAM_REJECTED"
 # A send whose run ended without recording an outcome (an operator stopped it, or it failed inside the
 # service); the queued-send sweeper records it failed_transient under this code.
 SEND_NOT_FINISHED_CODE: Final = "SEND_NOT_FINISHED"

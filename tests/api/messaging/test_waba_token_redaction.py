@@ -53,7 +53,7 @@ async def closed_history(env: WorkflowEnvironment, workflow_id: str) -> str:
     ("errors", "code"),
     [
         ([EchoedError(500, 131000), EchoedError(400, 131008)], "131008"),
-        ([EchoedError(502), EchoedError(400)], None),
+        ([EchoedError(502), EchoedError(400)], "UPSTREAM_REJECTED"),
     ],
     ids=["cloud-api-envelope", "html-page"],
 )
@@ -66,7 +66,7 @@ async def test_an_echoed_waba_token_is_blanked_everywhere(
     temporal_env: WorkflowEnvironment,
     caplog: pytest.LogCaptureFixture,
     errors: list[EchoedError],
-    code: str | None,
+    code: str,
 ) -> None:
     caplog.set_level(logging.DEBUG)
     rotated = await app_client.patch(
