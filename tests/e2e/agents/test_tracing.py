@@ -164,6 +164,8 @@ async def test_one_agent_turn_is_one_trace_from_the_channel_webhook_to_the_tenan
     # Spans leave the service: no key, no customer text in their attributes.
     attributes = repr([dict(s.attributes or {}) for s in turn])
     assert "sk-fake-provider-key" not in attributes and "hay turno" not in attributes
+    # Nor the tenant's URLs beyond their host: a receiver's or a tool's path may carry a token or an id.
+    assert "/hook" not in attributes and "/slots" not in attributes
 
     (second_root,) = named(second, "POST /channel/webhook")
     (second_run,) = named(second, "RunWorkflow:AgentRun")

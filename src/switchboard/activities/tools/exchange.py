@@ -6,7 +6,7 @@ pre-request of ``jwt_from_token_endpoint`` goes through the same client and the 
 non-2xx answer from the token endpoint is infra, and no token at ``token_response_path`` is
 ToolResponseExtractError. Error texts name what failed ("tool request" or "token endpoint") with the
 binding's secrets (and any fetched token) redacted. With tracing on, each request is a span and carries
-its W3C ``traceparent`` (docs/agents.md, "Tracing").
+its W3C ``traceparent`` (docs/operations.md, "Tracing").
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 from opentelemetry.trace import StatusCode
@@ -154,7 +155,9 @@ async def post_once(
     With tracing on, the POST is a span and carries its ``traceparent``, so the receiver can continue
     the trace (the signatures cover the body, the id and the timestamp, not this header).
     """
-    with tracing.span("webhook POST", {"http.request.method": "POST", "url.full": url}) as span:
+    # The host only: a receiver's URL may carry a token of its own, and spans leave the service.
+    attributes = {"http.request.method": "POST", "server.address": urlsplit(url).hostname or ""}
+    with tracing.span("webhook POST", attributes) as span:
         if span is None:
             return await _post(http, url, body=body, headers=headers, limit_seconds=limit_seconds)
         traced = httpx.Headers(headers)
@@ -163,7 +166,9 @@ async def post_once(
         if outcome.status_code is not None:
             span.set_attribute("http.response.status_code", outcome.status_code)
         if outcome.error:
-            span.set_status(StatusCode.ERROR, outcome.error[:200])
+            # Not the answer's text: it is the receiver's, and may quote anything.
+            failed = f"HTTP {outcome.status_code}" if outcome.status_code is not None else "no answer"
+            span.set_status(StatusCode.ERROR, "timeout" if outcome.timed_out else failed)
         return outcome
 
 
