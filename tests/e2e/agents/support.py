@@ -25,7 +25,7 @@ from switchboard.store.database import create_engine
 from switchboard.temporal_client import connect_temporal
 from tests.conftest import ADMIN_KEY
 from tests.fakes import anthropic_server, gemini_server, mistral_server, openai_server
-from tests.fakes.scripting import FakeProvider
+from tests.fakes.scripting import FakeProvider, FakeToolCall, TextReply, ToolCallReply
 from tests.fixtures.channel import USER_PHONE, load
 from tests.support.inbound import post_webhook
 from tests.support.tenants import TenantFixture
@@ -242,3 +242,27 @@ async def process_worker(settings: Settings) -> AsyncIterator[Worker]:
     finally:
         await close_deps(deps)
         await engine.dispose()
+
+
+async def subscribe_and_deploy_slots_agent(
+    client: httpx.AsyncClient,
+    tenant: TenantFixture,
+    *,
+    receiver_url: str,
+    fake: FakeProvider,
+    tools: ToolServer,
+    tools_url: str,
+    replies: list[str],
+) -> None:
+    """A webhook to ``receiver_url`` for every event, and an anthropic agent whose first turn calls the
+    ``slots`` tool (answered 200 by ``tools``) and then says ``replies[0]``; later turns say the rest."""
+    created = await client.post("/v1/webhooks", json={"url": receiver_url}, headers=tenant.headers())
+    assert created.status_code == 201, created.text
+    tools.script("/slots", (200, {"data": ["10:00"]}))
+    fake.script(
+        ToolCallReply([FakeToolCall("slots", {"date": "2026-12-01"}, id="call_1")]),
+        *(TextReply(text) for text in replies),
+    )
+    await deploy_agent(
+        client, tenant, provider="anthropic", tool_base_url=tools_url, tools={"slots": tool_declaration()}
+    )

@@ -25,15 +25,14 @@ from switchboard import metrics
 from switchboard.settings import Settings
 from tests.e2e.agents.support import (
     ToolServer,
-    deploy_agent,
     eventually,
     finished_runs,
     process_worker,
     say,
+    subscribe_and_deploy_slots_agent,
     text_envelope,
-    tool_declaration,
 )
-from tests.fakes.scripting import FakeProvider, FakeToolCall, TextReply, ToolCallReply
+from tests.fakes.scripting import FakeProvider
 from tests.support.http_server import free_port, serve_app
 from tests.support.tenants import TenantFixture
 from tests.workflows.test_webhook_support import Receiver
@@ -97,22 +96,16 @@ async def test_one_conversation_moves_every_family(
     tools: ToolServer,
     tools_url: str,
 ) -> None:
-    headers = bound_tenant.headers()
     endpoint = Receiver()
     async with serve_app(endpoint.app()) as base_url:
-        created = await app_client.post("/v1/webhooks", json={"url": f"{base_url}/hook"}, headers=headers)
-        assert created.status_code == 201, created.text
-        tools.script("/slots", (200, {"data": ["10:00"]}))
-        fakes["anthropic"].script(
-            ToolCallReply([FakeToolCall("slots", {"date": "2026-12-01"}, id="call_1")]),
-            TextReply("Hay turno a las 10:00."),
-        )
-        await deploy_agent(
+        await subscribe_and_deploy_slots_agent(
             app_client,
             bound_tenant,
-            provider="anthropic",
-            tool_base_url=tools_url,
-            tools={"slots": tool_declaration()},
+            receiver_url=f"{base_url}/hook",
+            fake=fakes["anthropic"],
+            tools=tools,
+            tools_url=tools_url,
+            replies=["Hay turno a las 10:00."],
         )
         before = await scrape(app_client)
 

@@ -18,19 +18,17 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from temporalio.worker import Worker
 
 from switchboard import tracing
-from switchboard.api.app import create_app
 from switchboard.settings import Settings
 from tests.e2e.agents.support import (
     ToolServer,
-    deploy_agent,
     eventually,
     finished_runs,
     process_worker,
     say,
+    subscribe_and_deploy_slots_agent,
     text_envelope,
-    tool_declaration,
 )
-from tests.fakes.scripting import FakeProvider, FakeToolCall, TextReply, ToolCallReply
+from tests.fakes.scripting import FakeProvider
 from tests.support.http_server import serve_app
 from tests.support.tenants import TenantFixture
 from tests.workflows.test_webhook_support import Receiver
@@ -45,12 +43,9 @@ def spans() -> Iterator[InMemorySpanExporter]:
 
 
 @pytest.fixture
-async def app_client(settings: Settings, spans: InMemorySpanExporter) -> AsyncIterator[httpx.AsyncClient]:
-    app = create_app(settings)
-    async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://switchboard.test") as client:
-            yield client
+def app_client(spans: InMemorySpanExporter, app_client: httpx.AsyncClient) -> httpx.AsyncClient:
+    """The shared API client, built once tracing is on (``spans`` first), so the app is instrumented."""
+    return app_client
 
 
 @pytest.fixture
@@ -87,23 +82,16 @@ async def test_one_agent_turn_is_one_trace_from_the_channel_webhook_to_the_tenan
     tools_url: str,
     spans: InMemorySpanExporter,
 ) -> None:
-    headers = bound_tenant.headers()
     endpoint = Receiver()
     async with serve_app(endpoint.app()) as base_url:
-        created = await app_client.post("/v1/webhooks", json={"url": f"{base_url}/hook"}, headers=headers)
-        assert created.status_code == 201, created.text
-        tools.script("/slots", (200, {"data": ["10:00"]}))
-        fakes["anthropic"].script(
-            ToolCallReply([FakeToolCall("slots", {"date": "2026-12-01"}, id="call_1")]),
-            TextReply("Hay turno a las 10:00."),
-            TextReply("De nada."),
-        )
-        await deploy_agent(
+        await subscribe_and_deploy_slots_agent(
             app_client,
             bound_tenant,
-            provider="anthropic",
-            tool_base_url=tools_url,
-            tools={"slots": tool_declaration()},
+            receiver_url=f"{base_url}/hook",
+            fake=fakes["anthropic"],
+            tools=tools,
+            tools_url=tools_url,
+            replies=["Hay turno a las 10:00.", "De nada."],
         )
         spans.clear()
         endpoint.requests.clear()
