@@ -97,3 +97,21 @@ def test_durations_are_histograms_in_seconds_with_cumulative_buckets():
     assert (bucket("0.005"), bucket("0.025"), bucket("2.5"), bucket("5.0"), bucket("+Inf")) == (1, 3, 3, 4, 4)
     assert got[("temporal_request_latency_seconds_count", key)] == 4
     assert abs(got[("temporal_request_latency_seconds_sum", key)] - 4.043) < 1e-9
+
+
+def test_the_drain_thread_stops_at_exit_before_the_interpreter_finalizes():
+    """A thread still inside the SDK's native code when Python finalizes aborts the process (SIGABRT):
+    a process that made the runtime and exits at once ends with its own status."""
+    import subprocess
+    import sys
+
+    code = (
+        "import threading, sys\n"
+        "from switchboard.temporal_metrics import temporal_runtime\n"
+        "temporal_runtime()\n"
+        "assert any(t.name == 'temporal-metrics' for t in threading.enumerate())\n"
+        "sys.exit(2)\n"
+    )
+    for _ in range(5):
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2, done.stderr[-2000:]

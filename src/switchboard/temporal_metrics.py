@@ -18,10 +18,10 @@ no room for these: scrape the worker's listener for them there.
 
 from __future__ import annotations
 
+import atexit
 import bisect
 import logging
 import threading
-import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
@@ -160,13 +160,16 @@ def _metric(name: str, family: _Family) -> Metric:
 
 _runtime: Runtime | None = None
 _runtime_lock = threading.Lock()
+_stop = threading.Event()
 
 
 def temporal_runtime() -> Runtime:
     """This process's Temporal runtime, recording the SDK's metrics for our endpoints (made once).
 
     Every client the process connects (connect_temporal) uses it, so the workers built on those clients
-    count into it too. A daemon thread drains the buffer every second, so it never fills between scrapes.
+    count into it too. A daemon thread drains the buffer every second, so it never fills between scrapes;
+    it is stopped at exit, before the interpreter finalizes: a thread still inside the SDK's native code
+    then aborts the process.
     """
     global _runtime
     with _runtime_lock:
@@ -175,15 +178,23 @@ def temporal_runtime() -> Runtime:
             _runtime = Runtime(telemetry=TelemetryConfig(metrics=buffer))
             collector = TemporalSdkMetrics(buffer)
             REGISTRY.register(collector)
-            threading.Thread(
-                target=_drain_forever, args=(collector,), name="temporal-metrics", daemon=True
-            ).start()
+            drainer = threading.Thread(
+                target=_drain_until_stopped, args=(collector,), name="temporal-metrics"
+            )
+            drainer.daemon = True
+            drainer.start()
+            atexit.register(stop_draining, drainer)
         return _runtime
 
 
-def _drain_forever(collector: TemporalSdkMetrics) -> None:
-    while True:
-        time.sleep(DRAIN_EVERY_SECONDS)
+def stop_draining(drainer: threading.Thread) -> None:
+    """Stop the drain thread and wait for it (at exit)."""
+    _stop.set()
+    drainer.join(timeout=5)
+
+
+def _drain_until_stopped(collector: TemporalSdkMetrics) -> None:
+    while not _stop.wait(DRAIN_EVERY_SECONDS):
         try:
             collector.drain()
         except Exception:  # metrics must never take the process down; the next drain tries again
