@@ -89,6 +89,33 @@ async def emit(
     return event.id
 
 
+async def emit_message_event(
+    session: AsyncSession,
+    kind: str,
+    facts: MessageFacts,
+    *,
+    tenant_id: str,
+    phone_number_id: str | None,
+    occurred_at: datetime,
+    conversation: Conversation | None,
+    contact: Contact | None,
+    is_new_conversation: bool = False,
+) -> str:
+    """Write a channel.message.* envelope, with its conversation as it now is, to the outbox; the event id."""
+    envelope = message_event(
+        kind,
+        facts,
+        tenant_id=tenant_id,
+        delivery_id=NO_DELIVERY,
+        occurred_at=occurred_at,
+        conversation=conversation_facts(conversation, contact) if conversation else None,
+        is_new_conversation=is_new_conversation,
+    )
+    return await emit(
+        session, envelope, tenant_id=tenant_id, occurred_at=occurred_at, phone_number_id=phone_number_id
+    )
+
+
 async def emit_about_stored(
     session: AsyncSession,
     kind: str,
@@ -103,18 +130,13 @@ async def emit_about_stored(
         await session.get(Conversation, message.conversation_id) if message.conversation_id else None
     )
     contact = await session.get(Contact, message.contact_id) if message.contact_id else None
-    envelope = message_event(
+    return await emit_message_event(
+        session,
         kind,
         facts,
         tenant_id=message.tenant_id,
-        delivery_id=NO_DELIVERY,
-        occurred_at=occurred_at,
-        conversation=conversation_facts(conversation, contact) if conversation else None,
-    )
-    return await emit(
-        session,
-        envelope,
-        tenant_id=message.tenant_id,
-        occurred_at=occurred_at,
         phone_number_id=message.phone_number_id,
+        occurred_at=occurred_at,
+        conversation=conversation,
+        contact=contact,
     )

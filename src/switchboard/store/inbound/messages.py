@@ -15,9 +15,7 @@ from switchboard.domain.agents.turns import starts_turn
 from switchboard.domain.events import (
     MESSAGE_ECHOED,
     MESSAGE_RECEIVED,
-    MessageFacts,
     conversation_created_event,
-    message_event,
 )
 from switchboard.domain.inbound import (
     SOURCE_HUMAN_COEXISTENCE,
@@ -34,7 +32,13 @@ from switchboard.store.agents.threads import enqueue_turn
 from switchboard.store.contacts import ContactFacts, group_contact, upsert_contact
 from switchboard.store.conversations import note_inbound_message, note_other_message, open_conversation
 from switchboard.store.inbound.business import Business
-from switchboard.store.inbound.events import NO_DELIVERY, conversation_facts, emit, message_facts
+from switchboard.store.inbound.events import (
+    NO_DELIVERY,
+    conversation_facts,
+    emit,
+    emit_message_event,
+    message_facts,
+)
 from switchboard.store.inbound.first_message import write_first_message, writes_together
 from switchboard.store.inbound.outcome import APPLIED, DUPLICATE, ItemOutcome
 
@@ -156,35 +160,6 @@ async def _created_event(
         occurred_at=conversation.created_at,
         phone_number_id=biz.phone_number_id,
         flush=flush,
-    )
-
-
-async def _message_event(
-    session: AsyncSession,
-    biz: Business,
-    kind: str,
-    facts: MessageFacts,
-    occurred_at: datetime,
-    conversation: Conversation | None,
-    contact: Contact | None,
-    created: bool,
-) -> str:
-    """Write a channel.message.* envelope (with its conversation) to the outbox; the event id."""
-    envelope = message_event(
-        kind,
-        facts,
-        tenant_id=biz.tenant_id,
-        delivery_id=NO_DELIVERY,
-        occurred_at=occurred_at,
-        conversation=conversation_facts(conversation, contact) if conversation else None,
-        is_new_conversation=created,
-    )
-    return await emit(
-        session,
-        envelope,
-        tenant_id=biz.tenant_id,
-        occurred_at=occurred_at,
-        phone_number_id=biz.phone_number_id,
     )
 
 
@@ -375,8 +350,16 @@ async def apply_message_item(
     if row.event is not None:
         facts = message_facts(message, **row.event_facts)
         outcome.event_ids.append(
-            await _message_event(
-                session, biz, row.event, facts, item.occurred_at, conversation, contact, created
+            await emit_message_event(
+                session,
+                row.event,
+                facts,
+                tenant_id=biz.tenant_id,
+                phone_number_id=biz.phone_number_id,
+                occurred_at=item.occurred_at,
+                conversation=conversation,
+                contact=contact,
+                is_new_conversation=created,
             )
         )
     if row.from_user and conversation is not None and biz.agents_enabled and _answerable(item):
