@@ -133,7 +133,8 @@ class ChannelClient:
         headers = {"Authorization": f"Bearer {token}"}
         url = f"{self.base}/{path.lstrip('/')}"
         try:
-            with tracing.span("channel " + method, {"http.request.method": method, "url.full": url}) as span:
+            traced = {"http.request.method": method, "url.full": url} if tracing.enabled() else None
+            with tracing.span("channel " + method, traced) as span:
                 response = await self._http.request(method, url, headers=headers, **kwargs)
                 if span is not None:
                     span.set_attribute("http.response.status_code", response.status_code)

@@ -105,11 +105,15 @@ class Exchange:
         params: dict[str, Any] | None = None,
         json_body: Any = None,
     ) -> ToolHttpResponse:
-        host = urlsplit(url).hostname or ""
+        # With tracing on, a span per request, whose traceparent goes out with it (the tenant's API can
+        # continue the trace). Its host only: a rendered path may hold a customer's data.
+        traced = (
+            {"http.request.method": method, "server.address": urlsplit(url).hostname or ""}
+            if tracing.enabled()
+            else None
+        )
         try:
-            # A span per request, whose traceparent goes out with it (the tenant's API can continue the
-            # trace). Its host only: a rendered path may hold a customer's data.
-            with tracing.span(what, {"http.request.method": method, "server.address": host}) as span:
+            with tracing.span(what, traced) as span:
                 answer = await self._http.send(
                     method,
                     url,

@@ -155,11 +155,12 @@ async def post_once(
     With tracing on, the POST is a span and carries its ``traceparent``, so the receiver can continue
     the trace (the signatures cover the body, the id and the timestamp, not this header).
     """
+    if not tracing.enabled():
+        return await _post(http, url, body=body, headers=headers, limit_seconds=limit_seconds)
     # The host only: a receiver's URL may carry a token of its own, and spans leave the service.
     attributes = {"http.request.method": "POST", "server.address": urlsplit(url).hostname or ""}
     with tracing.span("webhook POST", attributes) as span:
-        if span is None:
-            return await _post(http, url, body=body, headers=headers, limit_seconds=limit_seconds)
+        assert span is not None
         traced = httpx.Headers(headers)
         traced.update(tracing.outgoing_headers())
         outcome = await _post(http, url, body=body, headers=traced, limit_seconds=limit_seconds)
