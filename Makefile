@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: dev test test-postgres lint lock format bench clean
+.PHONY: dev test lint lock format bench clean
 
 # requirements.lock pins every package (regenerate it with `make lock` after editing pyproject.toml),
 # so a fresh machine installs exactly the versions CI tested.

@@ -88,22 +88,22 @@ class Settings(BaseSettings):
     worker_metrics_host: str = "127.0.0.1"
     # Run workflow code in Temporal's sandbox (isolated module state, restricted calls). SendMessage and
     # DeliverWebhook always run outside it (their tests run them inside); off takes the rest out too,
-    # the agent and maintenance workflows (docs/operations.md, Performance): determinism is then guarded
+    # the agent and maintenance workflows (docs/decisions/workflow-sandbox-cost.md): determinism is then guarded
     # only by the replay tests of recorded histories.
     temporal_workflow_sandbox: bool = True
     # POST /channel/webhook applies a small payload before it answers (one workflow fewer per inbound
     # message); off, every payload is handed to a ProcessInbound run and answered once Temporal has it
     # (a faster answer to the channel, more CPU per message; docs/inbound.md, Durability).
     inbound_apply_in_request: bool = True
-    # Each API process runs the DeliverWebhook runs it starts, up to this many at once, through eager
-    # starts; more wait for the worker processes, and 0 leaves every delivery to them. A slot is held
+    # Each API process runs the DeliverWebhook and SendMessage runs it starts, up to this many at once,
+    # through eager starts; more wait for the worker processes, and 0 leaves them all to them. A slot is held
     # for the run's whole first task (the start's answer, the attempt's POST and record, the completion),
     # hundreds of ms in a busy process: with 4, two busy API processes declined most of their starts,
-    # and with 8 the spilled runs queued for the worker (the loaded p99 twice 16's; docs/operations.md,
-    # Performance; src/switchboard/api/delivery_worker.py).
+    # and with 8 the spilled runs queued for the worker (the loaded p99 twice 16's;
+    # docs/decisions/eager-starts-in-the-api.md).
     api_delivery_slots: int = Field(default=16, ge=0)
     # Worker slots (`switchboard worker`); None keeps the SDK's default. A worker is one Python event
-    # loop: once it is busy, more slots add queueing, not throughput (docs/operations.md, Performance).
+    # loop: once it is busy, more slots add queueing, not throughput.
     worker_max_concurrent_activities: int = Field(default=50, ge=1)
     worker_max_concurrent_local_activities: int | None = Field(default=None, ge=1)
     worker_max_concurrent_workflow_tasks: int | None = Field(default=None, ge=2)

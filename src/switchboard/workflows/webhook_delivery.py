@@ -1,9 +1,8 @@
 """DeliverWebhook: one event to one webhook, retried on the policy's schedule with durable timers.
 
-Each attempt is one activity that POSTs and records the outcome, except
-where the run's input carries attempt 1's outcome: the API process that
-started the run posted and recorded it first (``first_attempt``), so a
-delivery the receiver took at once costs a run of one workflow task. Between
+Each attempt is one local activity that POSTs and records the outcome (a
+run started while an API process posted attempt 1 before starting it
+carries that outcome in ``first_attempt`` instead; see DeliveryInput). Between
 attempts the workflow sleeps the jittered delay (jitter from
 ``workflow.random()``, so replays agree), raised to the overload floor after
 a 429 or a timeout and stretched to a receiver's ``Retry-After`` within the
@@ -52,7 +51,7 @@ LOCAL_ATTEMPT = "delivery-local-attempt"
 # Outside the sandbox, like SendMessage: one run per delivery, and the sandbox's fresh import of this
 # module for each run was about a fifth of the worker's CPU per delivery. The code calls only workflow
 # APIs and pure functions; tests/workflows/sandboxed_twins.py replays its recorded histories inside the
-# sandbox, so a restricted call added here still fails the tests (docs/operations.md, Performance).
+# sandbox, so a restricted call added here still fails the tests (docs/decisions/workflow-sandbox-cost.md).
 @workflow.defn(name=DELIVERY_WORKFLOW, sandboxed=False)
 class DeliverWebhookWorkflow:
     """Attempts one delivery until success, 410, exhaustion or the webhook's disabling."""

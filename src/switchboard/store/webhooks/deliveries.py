@@ -55,9 +55,8 @@ def is_active(webhook: WebhookEndpoint) -> bool:
 async def plan_deliveries(session: AsyncSession, event_id: str) -> tuple[Event | None, list[WebhookDelivery]]:
     """Create the event's delivery rows (active, matching webhooks) and return all of them.
 
-    Settled ones too: an API process may have made and recorded a delivery's first attempt, settling it,
-    and died or lost Temporal before starting its run (``first_attempts.py``). Its run, started now, reads
-    that attempt back instead of posting; a run that exists already is not started again.
+    Settled ones too: a run that exists already is not started again, and one started now for a delivery
+    whose attempt was recorded reads that attempt back instead of posting.
     """
     event = await session.get(Event, event_id)
     if event is None:
@@ -188,7 +187,7 @@ class DeliveryContext:
 
 # Every attempt starts here, so the three rows come in one round trip, as columns: the attempt only
 # reads them, and loading three mapped rows into a session cost more CPU than the statement
-# (docs/operations.md, Performance). Fresh from the database, never from a session's identity map:
+# (docs/decisions/hot-statements-without-orm.md). Fresh from the database, never from a session's identity map:
 # the webhook's state (disabled, deleted) decides whether to post.
 _LOAD_DELIVERY = (
     core_select(
@@ -328,7 +327,7 @@ def _record_at_once(success: bool) -> Any:
     acts only if the attempt's INSERT did (a row in ``attempt``), and all see the same snapshot, so a
     success's settling UPDATE (delivery still pending) and its counting UPDATE (delivery no longer
     pending) exclude each other. One round trip instead of five (BEGIN, three statements, COMMIT): a
-    delivery's record was a quarter of an inbound message's round trips (docs/operations.md, Performance).
+    delivery's record was a quarter of an inbound message's round trips (docs/decisions/hot-statements-without-orm.md).
     Answers the webhook (NULL when nothing was inserted) and whether the delivery was settled.
     """
     d, e = _deliveries.c, _endpoints.c
