@@ -1,7 +1,6 @@
 """The API runs the DeliverWebhook runs it starts (eager starts), up to its slots, and takes nothing else.
 
-It makes a delivery's first attempt before starting the run, up to as many at once, and the run reads
-the outcome from its input.
+Each run makes its own first attempt, a local activity, in the process that runs it.
 
 Which process ran a workflow task is read from Temporal's own history: each WorkflowTaskStarted
 event records the identity of the worker that polled the task, or of the client whose eager start was
@@ -144,10 +143,10 @@ async def test_with_no_worker_process_the_api_delivers_what_it_starts(
     assert identities and all(i.endswith(IDENTITY_SUFFIX) for i in identities), identities
     (row,) = await rows(settings, WebhookDelivery, WebhookDelivery.tenant_id == subscribed.id)
     assert (row.status, row.attempts) == ("succeeded", 1)
-    # The API posted before starting the run, which read the outcome from its input: one workflow task.
-    given = await started_with(temporal_env.client, workflow_id)
-    assert (given["first_attempt"]["status_code"], given["first_attempt"]["settled"]) == (200, True)
-    assert (len(identities), await markers(temporal_env.client, workflow_id)) == (1, 0)
+    # The run made its attempt itself, a local activity, within its first workflow task: one task.
+    assert (await started_with(temporal_env.client, workflow_id)).get("first_attempt") is None
+    assert len(identities) == 1, identities
+    assert await markers(temporal_env.client, workflow_id) >= 1
 
 
 async def test_the_api_takes_no_task_from_the_shared_queue(
@@ -189,12 +188,11 @@ async def markers(temporal: Client, workflow_id: str) -> int:
 
 
 @pytest.mark.parametrize("overrides", [{"api_delivery_slots": 1}], ids=["one-slot"])
-async def test_past_its_slots_the_api_leaves_the_first_attempt_to_the_run_then_the_run_to_a_worker_process(
+async def test_past_its_slots_the_api_leaves_the_run_to_a_worker_process(
     api, subscribed: TenantFixture, receiver, temporal_env, worker: Worker, settings: Settings
 ):
-    """One slot of each kind. The first delivery's first attempt holds the first-attempt slot (its POST
-    waits at the gate). The second's run starts at once and makes its attempt here, holding the one eager
-    slot. The third's start is declined, and a worker process runs it."""
+    """One slot. The first delivery's run starts here at once and makes its attempt, whose POST waits at
+    the gate, holding the slot. The second's eager start is declined, and a worker process runs it."""
     client, app = api
     hook, _ = receiver
     hook.gate = asyncio.Event()
@@ -204,29 +202,20 @@ async def test_past_its_slots_the_api_leaves_the_first_attempt_to_the_run_then_t
             await post_webhook(client, text_payload("wamid.slot1", from_phone="16505550001"))
         ).status_code == 200
         await posted(hook, 1)
-        assert (deliveries.first_attempts.in_flight, deliveries.slots.in_use) == (1, 0)
+        assert deliveries.slots.in_use == 1
         assert (
             await post_webhook(client, text_payload("wamid.slot2", from_phone="16505550002"))
         ).status_code == 200
-        await posted(hook, 2)
-        assert (deliveries.first_attempts.in_flight, deliveries.slots.in_use) == (1, 1)
-        assert (
-            await post_webhook(client, text_payload("wamid.slot3", from_phone="16505550003"))
-        ).status_code == 200
-        first, second, third = await posted(hook, 3)
+        first, second = await posted(hook, 2)
     finally:
         hook.gate.set()
     temporal = temporal_env.client
-    attempted_first = await delivered(temporal, first)
-    given = await started_with(temporal, attempted_first)
-    assert (given["first_attempt"]["success"], given["first_attempt"]["settled"]) == (True, True)
-    assert await markers(temporal, attempted_first) == 0
-    here = await delivered(temporal, second)
+    here = await delivered(temporal, first)
     assert (await started_with(temporal, here)).get("first_attempt") is None
     assert await markers(temporal, here) >= 1  # its attempt, a local activity
     identities = await started_by(temporal, here)
     assert identities and all(i.endswith(IDENTITY_SUFFIX) for i in identities), identities
-    there = await started_by(temporal, await delivered(temporal, third))
+    there = await started_by(temporal, await delivered(temporal, second))
     assert there and not any(i.endswith(IDENTITY_SUFFIX) for i in there), there
 
 

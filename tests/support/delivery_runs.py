@@ -41,7 +41,7 @@ async def run_result(temporal: Client, workflow_id: str, *, within: float = 30) 
 
 
 def run_input(history: WorkflowHistory) -> dict[str, Any]:
-    """The run's input, as JSON (``DeliveryInput``: ``first_attempt`` is there when the API made it)."""
+    """The run's input, as JSON (``DeliveryInput``)."""
     started = history.events[0].workflow_execution_started_event_attributes
     return dict(json.loads(started.input.payloads[0].data))
 

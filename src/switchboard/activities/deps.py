@@ -15,7 +15,6 @@ from switchboard.settings import Settings
 
 if TYPE_CHECKING:
     from switchboard.activities.llm.registry import ProviderRegistry
-    from switchboard.activities.webhooks.first_attempts import FirstAttempts
 
 
 class CommitAndStart(Protocol):
@@ -45,12 +44,6 @@ class CommitAndStart(Protocol):
         """Sessions for reads and single self-contained statements (autocommit where there is an engine)."""
         ...
 
-    @property
-    def first_attempts(self) -> FirstAttempts | None:
-        """Where committed deliveries' first attempts are made before their runs start (an API process
-        whose delivery worker runs); None: each run makes its own."""
-        ...
-
 
 @dataclass
 class ActivityDeps:
@@ -77,11 +70,6 @@ class ActivityDeps:
     def delivery_starter(self) -> Client:
         """The worker's own client: a delivery started here may run on this worker at once (eager start)."""
         return self.temporal
-
-    @property
-    def first_attempts(self) -> FirstAttempts | None:
-        """None: in a worker process each delivery's run makes its own first attempt."""
-        return None
 
     @property
     def statement_sessions(self) -> async_sessionmaker[AsyncSession]:

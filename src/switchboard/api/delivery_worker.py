@@ -4,12 +4,10 @@ The API applies an inbound message in the request and then starts one DeliverWeb
 delivery, and a live send starts its SendMessage run, each asking for an eager start. When a worker on
 the task queue is registered with the starting client and has a free workflow-task slot, the server
 hands the run's first workflow task back in the start's answer and this process runs it at once: no
-trip through Temporal's matching service, no poll. A send's first try (a local activity) POSTs to the
-upstream from here (and, accepted, records the send itself). A delivery's first attempt is made before
-its run starts, while this worker runs (``first_attempts``, ``activities/webhooks/first_attempts.py``),
-so its run only reads the outcome from its input; past ``API_DELIVERY_SLOTS`` attempts at once, the run
-makes it, as a local activity here. Without such a worker the server queues the task for the worker
-processes, as before. Sends
+trip through Temporal's matching service, no poll. A send's first try and a delivery's first attempt
+(local activities) POST from here, the upstream's or the tenant's, and record the outcome. Past
+``API_DELIVERY_SLOTS`` runs at once, or without such a worker, the server queues the task for the
+worker processes. Sends
 with a media link start on the shared queue: their first step is a regular activity (the link's
 download and upload), and the task after it would wait out the sticky timeout below.
 
@@ -60,7 +58,6 @@ from switchboard.activities.sends import SendRecordActivities
 from switchboard.activities.tools.http_client import egress_client
 from switchboard.activities.webhooks.config import config_from_settings
 from switchboard.activities.webhooks.delivery import WebhookDeliveryActivities
-from switchboard.activities.webhooks.first_attempts import FirstAttempts
 from switchboard.api.state import AppState
 from switchboard.temporal_client import connect_temporal
 from switchboard.workflows.send_message import SendMessageWorkflow
@@ -176,14 +173,6 @@ class DeliveryWorker:
         self._size = state.settings.api_delivery_slots
         self.slots = EagerOnlySlots(self._size)
         self._egress = egress_client(allow_private=state.settings.tool_egress_allow_private)
-        # Attempt 1 of the deliveries this process commits, before their runs start: it needs the
-        # database and the egress client, not Temporal, so it is built once (the worker's deps each time).
-        self.first_attempts = FirstAttempts(
-            WebhookDeliveryActivities(
-                self._deps(state.temporal), config_from_settings(state.settings)
-            ).attempt_delivery,
-            self._size,
-        )
         self._worker: Worker | None = None
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
@@ -196,9 +185,6 @@ class DeliveryWorker:
     async def stop(self) -> None:
         """Wait for the attempts in flight to end and be recorded, then stop and close the pool."""
         self._stopping = True
-        # First attempts start their runs through this worker's client: they finish before it goes.
-        self._state.first_attempts = None
-        await self.first_attempts.drain()
         worker = self._worker
         if worker is not None and worker.is_running:
             try:
@@ -229,14 +215,12 @@ class DeliveryWorker:
                 self.slots = EagerOnlySlots(self._size)
                 self._worker = build_delivery_worker(self._deps(client), self.slots)
                 self._state.delivery_client = client
-                self._state.first_attempts = self.first_attempts
                 self.running.set()
                 told = False
                 try:
                     await self._worker.run()
                 finally:
                     self.running.clear()
-                    self._state.first_attempts = None
                     self._state.delivery_client = None
             except asyncio.CancelledError:
                 raise

@@ -10,7 +10,6 @@ from temporalio.client import Client
 
 from switchboard.activities.inbound_apply import InboundApplier
 from switchboard.activities.llm.rate_cards import RateCardBook
-from switchboard.activities.webhooks.first_attempts import FirstAttempts
 from switchboard.api.principal import ApiKeyCache
 from switchboard.api.rate_limiter import RateLimiter
 from switchboard.api.sandbox_phones import SandboxPhoneCache
@@ -37,9 +36,6 @@ class AppState:
     # Only DeliverWebhook and SendMessage (a send without a media link) may be started through it: eager
     # starts are matched by task queue, not by workflow type, and that worker runs nothing else.
     delivery_client: Client | None = None
-    # Makes committed deliveries' first attempts before their runs start, while the delivery worker runs
-    # (activities/webhooks/first_attempts.py); None meanwhile.
-    first_attempts: FirstAttempts | None = None
     # Applies channel webhook payloads while the channel waits (POST /channel/webhook).
     inbound: InboundApplier = field(init=False)
 

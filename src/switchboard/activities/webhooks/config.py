@@ -40,7 +40,7 @@ class WebhookConfig:
     # A webhook's health transition is evaluated at most this often.
     health_check_interval: timedelta = timedelta(seconds=60)
     # The outbox sweeper re-dispatches events undispatched for this long: longer than an API process's
-    # first attempt and start can take (``first_attempt_window``, 20 s with the default request timeout).
+    # starts after a commit can take (``start_window``), so it does not race a start still under way.
     sweep_min_age: timedelta = timedelta(seconds=20)
     # Notifications are normally sent by the workflow that raised them; the
     # sweeper only takes those left unsent this long.
@@ -75,21 +75,19 @@ def config_from_settings(settings: Settings) -> WebhookConfig:
     }
     webhook_policy = replace(DEFAULT_POLICY, **_set(policy))
     knobs = _set(config)
-    # An API process posts a delivery's first attempt before its run starts (first_attempts.py): the
-    # sweeper waits longer than that can take, or it could start the run and the receiver get attempt 1 twice.
-    floor = first_attempt_window(webhook_policy)
+    floor = start_window(webhook_policy)
     knobs["sweep_min_age"] = max(knobs.get("sweep_min_age", WebhookConfig.sweep_min_age), floor)
     return WebhookConfig(policy=webhook_policy, **knobs)
 
 
-# Beyond the POST's own timeout, a first attempt's task loads and records it and starts the run, whose
-# start gives up after 5 s (workflow_starts.AFTER_COMMIT_START_TIMEOUT).
-FIRST_ATTEMPT_SLACK = timedelta(seconds=10)
+# Slack beyond the request timeout for the starts after a commit, each of which gives up after 5 s
+# (workflow_starts.AFTER_COMMIT_START_TIMEOUT).
+START_SLACK = timedelta(seconds=10)
 
 
-def first_attempt_window(policy: WebhookPolicy) -> timedelta:
-    """The longest an API process takes between an event's commit and its runs' starts (first attempts included)."""
-    return timedelta(seconds=policy.request_timeout_seconds) + FIRST_ATTEMPT_SLACK
+def start_window(policy: WebhookPolicy) -> timedelta:
+    """The sweeper's floor: comfortably longer than an event's commit and its runs' starts can take."""
+    return timedelta(seconds=policy.request_timeout_seconds) + START_SLACK
 
 
 def _set(fields: dict[str, tuple[Any, Callable[[Any], Any]]]) -> dict[str, Any]:

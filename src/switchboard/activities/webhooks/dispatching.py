@@ -29,7 +29,6 @@ from switchboard.activities.deps import ActivityDeps, CommitAndStart
 from switchboard.activities.notifications import deliver_notification
 from switchboard.activities.webhooks.config import WebhookConfig
 from switchboard.activities.webhooks.types import (
-    AttemptResult,
     DeliveryInput,
     DeliveryRef,
     DispatchPlan,
@@ -76,37 +75,20 @@ async def start_planned(
 ) -> bool:
     """Start the committed deliveries' workflows and stamp their events dispatched; False if a start failed.
 
-    In an API process whose delivery worker runs, a task of its own makes each delivery's first attempt
-    and then does this (``first_attempts.py``), and the caller, the channel's request among them, does not
-    wait: True. What fails here is handed to DispatchEvent (idempotent: a delivery already started is not
-    started again); what fails there, the outbox sweeper retries.
+    Each run makes its own first attempt. In an API process whose delivery worker runs, the start is
+    eager and that worker runs the attempt at once, without waiting here for the POST. What fails here is
+    handed to DispatchEvent (idempotent: a delivery already started is not started again); what fails
+    there, the outbox sweeper retries.
     """
     if not plan.event_ids:
         return True
-    first = deps.first_attempts
-    if first is not None and plan.deliveries:
-
-        async def attempt_then_start() -> None:
-            await _start_and_stamp(deps, config, plan, await first.attempt_each(plan.deliveries))
-
-        if first.begin(len(plan.deliveries), attempt_then_start):
-            return True
-    return await _start_and_stamp(deps, config, plan, {})
-
-
-async def _start_and_stamp(
-    deps: CommitAndStart, config: WebhookConfig, plan: RecordedPlan, first: dict[str, AttemptResult]
-) -> bool:
-    """Start each planned delivery's run (with its first attempt's outcome, if made) and stamp the events."""
     schedule = ScheduleTerms.of(config.policy)
     failed: set[str] = set()
     for index, delivery in enumerate(plan.deliveries):
         try:
             await start_delivery(
                 deps.delivery_starter,
-                DeliveryInput(
-                    delivery=delivery, schedule=schedule, first_attempt=first.get(delivery.delivery_id)
-                ),
+                DeliveryInput(delivery=delivery, schedule=schedule),
                 task_queue=deps.settings.temporal_task_queue,
             )
         except (RPCError, RuntimeError, TimeoutError):

@@ -81,9 +81,10 @@ class AttemptResult(BaseModel):
 class DeliveryInput(BaseModel):
     """What the DeliverWebhook workflow runs on.
 
-    ``first_attempt``: the outcome of attempt 1, already posted and recorded by the API process that
-    started the run (``activities/webhooks/first_attempts.py``); the run then makes no attempt 1 of its
-    own. None (and in runs started before the field existed): the run makes every attempt itself.
+    ``first_attempt``: set only in runs started while an API process made a delivery's first attempt
+    before starting its run (an attempt already posted and recorded, which the run took as its attempt
+    1). Nothing sets it now; it stays until those runs have closed (docs/versioning.md), and is None in
+    every run started since, which makes every attempt itself.
     """
 
     delivery: DeliveryRef
