@@ -6,7 +6,7 @@ under test has, so the baseline crosses the same process boundary as a sandbox s
 the bench's process, the server in another. Served in the bench's own event loop instead (the earlier
 rounds' baseline, which send_throughput.py still prints for reference), a request never waits for a
 second process to be scheduled, and on the bench machine that wait alone puts a tail of 200 ms and
-more under about one request in ten (docs/decisions/bench-method.md).
+more under about one request in ten (docs/decisions/0012-bench-method.md).
 
 Run: .venv/bin/python bench/bare_endpoint.py --port N [--workers N]   (127.0.0.1 only)
 """

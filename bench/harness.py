@@ -80,7 +80,7 @@ class Offered:
         Medians, not p99s: a p99 of 300 latencies is set by a handful of them, and the first half's
         tail already holds the units started when a backlog, if any, had grown for half the phase.
         Printed beside the inbound bench's goal, which was this ratio until it was measured misjudging
-        both ways (docs/decisions/bench-method.md): a median that starts at 20 ms makes a
+        both ways (docs/decisions/0012-bench-method.md): a median that starts at 20 ms makes a
         large ratio of a small wait, and a phase that starts in a stall grows little after it.
         """
         return self.second_half.percentile(50) / max(self.first_half.percentile(50), 1e-9)
@@ -150,7 +150,7 @@ def quiet_client_heap() -> None:
     the baselines, the SDKs, the test support. A full pass of its collector over that heap took 89 ms,
     during which no response is read: every call in flight gains that much, 16 of them at once, which
     is the p99 of a 1,000-call phase. It came in whichever phase reached the threshold, the service's or
-    the baseline's, so the p99 ratios swung with it from run to run (docs/decisions/bench-method.md).
+    the baseline's, so the p99 ratios swung with it from run to run (docs/decisions/0012-bench-method.md).
     Called before every measured phase, so each starts with the same small young heap.
     """
     gc.collect()
@@ -174,7 +174,7 @@ async def clear_of_housekeeping(needed_s: float) -> None:
     The worker's schedules start their sweeps every 30 s, on the minute and the half minute (Temporal
     aligns an interval schedule to the epoch), whatever the load. A phase of a few seconds that takes
     in a tick pays for those workflows, in its tail most of all: four deployed sandbox phases read a
-    p99 of 95 and 142 ms across a tick and 80 and 85 ms clear of one (docs/decisions/bench-method.md).
+    p99 of 95 and 142 ms across a tick and 80 and 85 ms clear of one (docs/decisions/0012-bench-method.md).
     The short phases (the sandbox sends and the bare endpoint beside them) start clear of a tick, so
     that both or neither pay for it; the housekeeping's cost is fixed a tick, not a send.
     """

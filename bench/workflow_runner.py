@@ -7,7 +7,7 @@ replayer per runner, and prints the CPU each run costs:
 - no sandbox (`UnsandboxedWorkflowRunner`): the baseline, what the workflow code itself costs;
 - Temporal's `SandboxedWorkflowRunner` with the worker's restrictions;
 - the worker's runner (`switchboard.workflow_sandbox.DirectContextSandbox`), which reads each
-  payload's serialization context without re-entering the sandbox (docs/decisions/workflow-sandbox-cost.md);
+  payload's serialization context without re-entering the sandbox (docs/decisions/0002-workflow-sandbox-cost.md);
 - the worker as deployed: its runner, with SendMessage and DeliverWebhook outside the sandbox
   (``sandboxed=False``), so only ProcessInbound's run is sandboxed.
 

@@ -5,7 +5,7 @@ task runs and starts sending on it. Meanwhile, any other request's pass over the
 connection idle and assigns it again. The task that comes second gets ``ConnectionNotAvailable`` and
 goes round the pool's loop once more, where the same thing can happen again. Under 16 concurrent
 requests to one host on the bench machine, 2,000 requests went round 6,191 extra times. About one in
-twenty waited 150 ms or more before its first byte left, 190 ms on average (docs/decisions/http-connections.md). The same pass can also close such a connection as a surplus idle one (encode/httpcore
+twenty waited 150 ms or more before its first byte left, 190 ms on average (docs/decisions/0007-http-connections.md). The same pass can also close such a connection as a surplus idle one (encode/httpcore
 issue #1110). httpx2's fork of the pool excludes these reserved connections; httpcore 1.0.9, the
 newest release, does not.
 

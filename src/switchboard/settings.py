@@ -88,7 +88,7 @@ class Settings(BaseSettings):
     worker_metrics_host: str = "127.0.0.1"
     # Run workflow code in Temporal's sandbox (isolated module state, restricted calls). SendMessage and
     # DeliverWebhook always run outside it (their tests run them inside); off takes the rest out too,
-    # the agent and maintenance workflows (docs/decisions/workflow-sandbox-cost.md): determinism is then guarded
+    # the agent and maintenance workflows (docs/decisions/0002-workflow-sandbox-cost.md): determinism is then guarded
     # only by the replay tests of recorded histories.
     temporal_workflow_sandbox: bool = True
     # POST /channel/webhook applies a small payload before it answers (one workflow fewer per inbound
@@ -100,7 +100,7 @@ class Settings(BaseSettings):
     # for the run's whole first task (the start's answer, the attempt's POST and record, the completion),
     # hundreds of ms in a busy process: with 4, two busy API processes declined most of their starts,
     # and with 8 the spilled runs queued for the worker (the loaded p99 twice 16's;
-    # docs/decisions/eager-starts-in-the-api.md).
+    # docs/decisions/0008-eager-starts-in-the-api.md).
     api_delivery_slots: int = Field(default=16, ge=0)
     # Worker slots (`switchboard worker`); None keeps the SDK's default. A worker is one Python event
     # loop: once it is busy, more slots add queueing, not throughput.

@@ -84,7 +84,7 @@ async def close_deps(deps: ActivityDeps) -> None:
 # `imports_passed_through()`, for every workflow run it starts. The policies module is
 # constants only (timeouts and retry policies), so it is shared instead of rebuilt per run
 # through the sandbox's restricted `datetime` and `temporalio.common`: about a fifth of the
-# cost of starting a sandboxed run such as ProcessInbound (docs/decisions/workflow-sandbox-cost.md).
+# cost of starting a sandboxed run such as ProcessInbound (docs/decisions/0002-workflow-sandbox-cost.md).
 SANDBOX = DirectContextSandbox(
     restrictions=SandboxRestrictions.default.with_passthrough_modules("switchboard.workflows.policies")
 )

@@ -6,7 +6,7 @@ activation but also each time the worker encodes or decodes one payload of that 
 SDK asks the run for the payload's serialization context (which activity or child the
 payload belongs to), and the sandbox forwards that question through ``exec`` too. A
 profile of the worker under live sends put that forwarding at about a tenth of its event
-loop (docs/decisions/workflow-sandbox-cost.md), for a lookup in the run's own dictionaries that
+loop (docs/decisions/0002-workflow-sandbox-cost.md), for a lookup in the run's own dictionaries that
 imports nothing and calls nothing the sandbox restricts.
 
 So this runner keeps every guarantee the sandbox gives workflow code (fresh module state

@@ -2,7 +2,7 @@
 
 SendMessage and DeliverWebhook opt out of the sandbox (``sandboxed=False``): they run once per send and
 per webhook delivery, and the sandbox's fresh import of their module per run was about a fifth of the
-worker's CPU for each (docs/decisions/workflow-sandbox-cost.md). Each twin here has the same workflow name and runs the same code
+worker's CPU for each (docs/decisions/0002-workflow-sandbox-cost.md). Each twin here has the same workflow name and runs the same code
 under the worker's sandbox, so that replaying the recorded histories through the twins shows that code
 still makes no call the sandbox refuses (the wall clock, randomness, I/O) and stays deterministic.
 

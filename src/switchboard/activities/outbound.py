@@ -149,7 +149,7 @@ async def sandbox_checks(
     Only a template's checks read the database (its row, the WABA's open business-initiated
     conversations), so only a template's send opens a session from ``sessions``: any other type's one
     check left is the pause flag, read with the number (``facts``). The session's start and close were
-    about 7 % of a sandbox send's API CPU (docs/decisions/database-sessions-and-pools.md).
+    about 7 % of a sandbox send's API CPU (docs/decisions/0005-database-sessions-and-pools.md).
     """
     if send.type != "template":  # the template checks and the business-initiated limit are for templates
         refuse_if_paused(facts.customer_paused)

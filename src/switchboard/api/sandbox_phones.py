@@ -2,7 +2,7 @@
 
 A sandbox send persists nothing and sends nothing, so its one database read, the number with its
 customer's pause flag (``messages.sending_phone``), was a third of its API CPU on PostgreSQL
-(docs/decisions/sandbox-sends-in-process.md). Of what that read returns, a sandbox send's checks use the
+(docs/decisions/0010-sandbox-sends-in-process.md). Of what that read returns, a sandbox send's checks use the
 number's owner, its WABA and display number (none of which any endpoint changes) and the pause flag.
 So this process keeps the read for ``SANDBOX_PHONE_CACHE_SECONDS`` (5 s by default; 0 reads every
 time), as it keeps an API key's lookup (``API_KEY_CACHE_SECONDS``): a pause or a resume takes effect

@@ -4,7 +4,7 @@ uvicorn's own multi-process mode binds one socket and hands it to every worker. 
 loop accepts every pending connection it finds when it wakes, so a client that opens a few keep-alive
 connections at once (a proxy's or a load balancer's upstream pool, the bench's load client) lands most
 or all of them on one process, which then does the work while the others idle: 16 connections split
-16/0, 15/1 and 11/5 over two workers (docs/decisions/api-process-sockets.md). Here each worker listens on a
+16/0, 15/1 and 11/5 over two workers (docs/decisions/0009-api-process-sockets.md). Here each worker listens on a
 socket of its own, bound to the same address with ``SO_REUSEPORT``, and the kernel spreads new
 connections over the sockets by their addresses.
 

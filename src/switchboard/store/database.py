@@ -86,7 +86,7 @@ def sqlite_pool_size(pool_size: int) -> int:
     sends opened a new connection for one request in five: each a new aiosqlite
     thread, whose start the event loop waits for, a file open and four PRAGMAs.
     With them kept, a sandbox send's time and CPU in the API fell by about a
-    third (docs/decisions/sqlite-write-path.md). An idle SQLite connection costs a
+    third (docs/decisions/0006-sqlite-write-path.md). An idle SQLite connection costs a
     parked thread and its page cache, no server process, so the engine keeps
     every one it opens, up to the cap a PostgreSQL engine has (``pool_size``
     plus as many overflow), and a request beyond that waits for one

@@ -2,7 +2,7 @@
 
 An event's row goes in as a Core INSERT of its values, not through the ORM's unit of work: every
 inbound item, send outcome and agent event writes one, and the ORM's object and flush cost about
-twice the statement (docs/decisions/hot-statements-without-orm.md). The
+twice the statement (docs/decisions/0004-hot-statements-without-orm.md). The
 ``Event`` handed back is a detached copy of the row (``model_construct``) that no session tracks:
 the callers only read it.
 """

@@ -3,7 +3,7 @@
 Every API request takes its key's per-second and per-day slots from leases that a
 process keeps in memory (api/rate_limiter.py), and a key near its limit needs a new
 lease every few requests: sandbox keys (10/s, leased 2 at a time) spread over two API
-processes needed one for about every second request (docs/decisions/rate-limit-leases.md).
+processes needed one for about every second request (docs/decisions/0011-rate-limit-leases.md).
 Through the autocommit engine a lease cost 0.41 to 0.45 ms of the API's CPU (2,000
 one-row leases in a loop): about 0.06 ms of it the pool's checkout and check-in, most
 of the rest SQLAlchemy's execution around a statement that is already compiled. On a

@@ -149,7 +149,7 @@ async def sending_phone(
     ``db`` may be a bare connection (the API reads with one: no session to start and close). The
     number comes back as a copy that no session tracks, built from the row's columns: the send path
     only reads its attributes, and the session with its loading of the row (identity map, instance
-    state) was about a third of the read's CPU (docs/decisions/hot-statements-without-orm.md).
+    state) was about a third of the read's CPU (docs/decisions/0004-hot-statements-without-orm.md).
     """
     params: dict[str, Any] = {"phone_number_id": phone_number_id}
     stmt = _SANDBOX_PHONE

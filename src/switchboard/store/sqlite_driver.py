@@ -3,7 +3,7 @@
 aiosqlite runs every call on a connection's own thread: SQLAlchemy's adapter makes the cursor (a hop),
 executes (a hop), fetches the rows (a hop) and closes the cursor (a hop), and each hop costs a queue
 put, a thread wake-up and a call back into the event loop through its self-pipe. Under load that was
-about a quarter of the API's Python time on SQLite (docs/decisions/sqlite-write-path.md). Here the cursor is
+about a quarter of the API's Python time on SQLite (docs/decisions/0006-sqlite-write-path.md). Here the cursor is
 made and closed on the event loop, where neither touches the database file (a cursor is a Python
 object until it executes, and closing one that has fetched its rows only drops it), and a statement and
 the fetching of its rows run in one hop. Transactions, commits, rollbacks and the busy timeout are
@@ -16,7 +16,7 @@ runs its statements and its commit on the event loop's thread instead, with no h
 each hop's answer waits in the loop's queue behind every other ready task while the transaction holds
 SQLite's one write lock, and the turn: the inbound bench's item transaction (eleven statements and a
 commit) held the turn for 23 ms at the mean, twice a message with its events' dispatch stamp, and the
-turn was that bench's bottleneck (docs/decisions/sqlite-write-path.md). On the loop, a call runs with
+turn was that bench's bottleneck (docs/decisions/0006-sqlite-write-path.md). On the loop, a call runs with
 the busy timeout at zero, so SQLite answers ``SQLITE_BUSY`` at once when another process holds the lock;
 the call then runs on the connection's thread as any other and waits there. The loop never waits for a
 lock. It also runs with the log's automatic checkpoint off: a checkpoint copies the log into the file
@@ -92,7 +92,7 @@ class ReadsOnLoop:
 
     A read by a key costs SQLite some tens of microseconds, and its hop to the connection's thread
     more: the queue's lock, a thread's wake-up and the answer's trip back through the loop's queue,
-    80 to 130 µs of CPU a read on the bench machine (docs/decisions/sqlite-write-path.md). A read in WAL
+    80 to 130 µs of CPU a read on the bench machine (docs/decisions/0006-sqlite-write-path.md). A read in WAL
     mode waits for no writer, and on the rare ``SQLITE_BUSY`` it runs on the thread (``_run_inline``).
     A task must not hold it across a scan whose length the caller does not bound, nor across a write:
     writers take the write turn.

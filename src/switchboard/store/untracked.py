@@ -1,7 +1,7 @@
 """Copies of rows that no session tracks, for hot paths that read a row and write with statements.
 
 Loading a mapped row into a session (identity map, instance state) and flushing it back cost more
-CPU than the statements themselves on a send's path (docs/decisions/hot-statements-without-orm.md). A copy is
+CPU than the statements themselves on a send's path (docs/decisions/0004-hot-statements-without-orm.md). A copy is
 built with ``model_construct`` from the row's columns, typed as the ORM reads them, and takes no
 attribute assignment (it has no instance state): a change is a new copy (``updated_copy``), and
 adding one to a session fails instead of inserting the row a second time.

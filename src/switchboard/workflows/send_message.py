@@ -72,7 +72,7 @@ MEDIA_GIVE_UP_RECORDED = "send-media-give-up-recorded"
 # Outside the sandbox, like DeliverWebhook: one run per send, and the sandbox's fresh import of this
 # module for each run was about a fifth of the worker's CPU per send. The code calls only workflow APIs
 # and pure functions; tests/workflows/sandboxed_twins.py replays its recorded histories inside the
-# sandbox, so a restricted call added here still fails the tests (docs/decisions/workflow-sandbox-cost.md).
+# sandbox, so a restricted call added here still fails the tests (docs/decisions/0002-workflow-sandbox-cost.md).
 @workflow.defn(name=SEND_WORKFLOW, sandboxed=False)
 class SendMessageWorkflow:
     """Sends one message and records its outcome."""

@@ -51,7 +51,7 @@ LOCAL_ATTEMPT = "delivery-local-attempt"
 # Outside the sandbox, like SendMessage: one run per delivery, and the sandbox's fresh import of this
 # module for each run was about a fifth of the worker's CPU per delivery. The code calls only workflow
 # APIs and pure functions; tests/workflows/sandboxed_twins.py replays its recorded histories inside the
-# sandbox, so a restricted call added here still fails the tests (docs/decisions/workflow-sandbox-cost.md).
+# sandbox, so a restricted call added here still fails the tests (docs/decisions/0002-workflow-sandbox-cost.md).
 @workflow.defn(name=DELIVERY_WORKFLOW, sandboxed=False)
 class DeliverWebhookWorkflow:
     """Attempts one delivery until success, 410, exhaustion or the webhook's disabling."""

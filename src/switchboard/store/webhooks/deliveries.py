@@ -187,7 +187,7 @@ class DeliveryContext:
 
 # Every attempt starts here, so the three rows come in one round trip, as columns: the attempt only
 # reads them, and loading three mapped rows into a session cost more CPU than the statement
-# (docs/decisions/hot-statements-without-orm.md). Fresh from the database, never from a session's identity map:
+# (docs/decisions/0004-hot-statements-without-orm.md). Fresh from the database, never from a session's identity map:
 # the webhook's state (disabled, deleted) decides whether to post.
 _LOAD_DELIVERY = (
     core_select(
@@ -327,7 +327,7 @@ def _record_at_once(success: bool) -> Any:
     acts only if the attempt's INSERT did (a row in ``attempt``), and all see the same snapshot, so a
     success's settling UPDATE (delivery still pending) and its counting UPDATE (delivery no longer
     pending) exclude each other. One round trip instead of five (BEGIN, three statements, COMMIT): a
-    delivery's record was a quarter of an inbound message's round trips (docs/decisions/hot-statements-without-orm.md).
+    delivery's record was a quarter of an inbound message's round trips (docs/decisions/0004-hot-statements-without-orm.md).
     Answers the webhook (NULL when nothing was inserted) and whether the delivery was settled.
     """
     d, e = _deliveries.c, _endpoints.c
