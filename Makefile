@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: dev test lint lock format bench clean
+.PHONY: dev test lint lock format bench train-detectors clean
 
 # requirements.lock pins every package (regenerate it with `make lock` after editing pyproject.toml),
 # so a fresh machine installs exactly the versions CI tested.
@@ -67,6 +67,10 @@ bench: $(STAMP)
 	    $(BIN)/python bench/$$script.py --database-url $(BENCH_POSTGRES) --processes || exit 1; \
 	  done; \
 	else echo "No PostgreSQL on 127.0.0.1:5432: the deployed-shape runs are skipped"; fi
+
+# Rebuilds the urgency classifier the package ships from the corpus under corpora/urgency/train.
+train-detectors: $(STAMP)
+	$(BIN)/python scripts/train_detectors.py
 
 clean:
 	rm -rf $(VENV) .switchboard .pytest_cache .ruff_cache

@@ -101,6 +101,37 @@ class AgentRunWorkflow:
 
     def _guard_before_loop(self, ctx: RunContext, steps: RunSteps) -> None:
         """Guardrails that run before any model call: urgency, human intervention, conversation cap."""
+        if ctx.urgency_assessed:
+            self._guard_urgency(ctx, steps)
+        else:
+            self._guard_urgency_by_rules(ctx, steps)
+        steps.guardrail("urgency", "pass")
+        if ctx.human_message_at is not None:
+            steps.guardrail("human_intervention", "mute", human_message_at=ctx.human_message_at.isoformat())
+            raise Stop(
+                "escalated",
+                f"a person wrote in this conversation at {ctx.human_message_at.isoformat()} (last 24 h)",
+                mute_trigger="human_message",
+            )
+        steps.guardrail("human_intervention", "pass")
+        if ctx.history_pairs >= ctx.cap_conversacion:
+            steps.guardrail("capConversacion", "escalate", pairs=ctx.history_pairs, cap=ctx.cap_conversacion)
+            raise Stop("escalated", f"capConversacion reached: {ctx.history_pairs} message pairs")
+        steps.guardrail("capConversacion", "pass", pairs=ctx.history_pairs, cap=ctx.cap_conversacion)
+
+    def _guard_urgency(self, ctx: RunContext, steps: RunSteps) -> None:
+        """The layered detector's verdict, made when the context was loaded: a match hands off."""
+        urgency = ctx.urgency
+        if urgency is not None:
+            steps.guardrail("urgency", "handoff", **urgency.model_dump())
+            raise Stop(
+                "escalated",
+                f"urgency detector: {urgency.category} ({urgency.decided_by}: {urgency.matched!r})",
+                mute_trigger="urgency",
+            )
+
+    def _guard_urgency_by_rules(self, ctx: RunContext, steps: RunSteps) -> None:
+        """The rules alone, in the workflow: runs whose context was loaded before the layered detector."""
         urgency = detect_urgency(ctx.user_text)
         if urgency is None:
             # Asked only when a message alone is urgent and the burst read together is not: that is the
@@ -115,19 +146,6 @@ class AgentRunWorkflow:
                 f"urgency detector: {urgency.category} ({urgency.matched!r})",
                 mute_trigger="urgency",
             )
-        steps.guardrail("urgency", "pass")
-        if ctx.human_message_at is not None:
-            steps.guardrail("human_intervention", "mute", human_message_at=ctx.human_message_at.isoformat())
-            raise Stop(
-                "escalated",
-                f"a person wrote in this conversation at {ctx.human_message_at.isoformat()} (last 24 h)",
-                mute_trigger="human_message",
-            )
-        steps.guardrail("human_intervention", "pass")
-        if ctx.history_pairs >= ctx.cap_conversacion:
-            steps.guardrail("capConversacion", "escalate", pairs=ctx.history_pairs, cap=ctx.cap_conversacion)
-            raise Stop("escalated", f"capConversacion reached: {ctx.history_pairs} message pairs")
-        steps.guardrail("capConversacion", "pass", pairs=ctx.history_pairs, cap=ctx.cap_conversacion)
 
     async def _route(self, ctx: RunContext, steps: RunSteps) -> str | None:
         """One cheap classification call when the version declares intents; none otherwise."""

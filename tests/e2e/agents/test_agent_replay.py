@@ -40,6 +40,7 @@ from tests.e2e.agents.support import (
     deploy_agent,
     eventually,
     finished_runs,
+    run_detail,
     say,
     text_envelope,
     tool_declaration,
@@ -205,7 +206,10 @@ async def test_urgency_in_one_message_of_a_burst_hands_off_and_replays(
     tools_url: str,
     temporal_env: WorkflowEnvironment,
 ) -> None:
-    """Read together, a pet in one message vetoes the other's emergency; read alone, it is found."""
+    """A pet in one message does not hide the other's emergency: the layered verdict, made when the run's
+    context is loaded, hands off, and the run asks no patch (``urgency-each-message`` is asked only by runs
+    whose context was loaded before, which check the rules in the workflow; their recorded history,
+    ``agent_run_urgency_in_one_message.json``, replays in test_agent_histories)."""
     await deploy_agent(app_client, bound_tenant, provider="openai", tool_base_url=tools_url)
     await asyncio.gather(
         say(app_client, text_envelope("mi gato se está muriendo")),
@@ -219,11 +223,16 @@ async def test_urgency_in_one_message_of_a_burst_hands_off_and_replays(
     assert fakes["openai"].requests == [] and channel.sends_to(USER_PHONE) == []
     threads = (await app_client.get("/v1/agent-threads", headers=bound_tenant.headers())).json()["data"]
     assert [t["muted_reason"] for t in threads] == ["handoff"]
-    assert URGENCY_EACH_MESSAGE in patch_ids(history)
+    assert URGENCY_EACH_MESSAGE not in patch_ids(history)
+    detail = await run_detail(app_client, bound_tenant, run["id"])
+    [step] = [s for s in detail["steps"] if s["kind"] == "guardrail" and s["name"] == "urgency"]
+    data = step["data"]
+    assert (step["status"], data["category"], data["language"]) == ("handoff", "imminent_death", "es"), step
+    assert data["decided_by"] in ("rule", "classifier") and 0 <= data["score"] <= 1, step
     replayer = Replayer(
         workflows=[AgentThreadWorkflow, AgentRunWorkflow], data_converter=pydantic_data_converter
     )
     await replayer.replay_workflow(history)
 
     if os.environ.get("RECORD_AGENT_HISTORIES") == "1":
-        (HISTORIES / "agent_run_urgency_in_one_message.json").write_text(history.to_json())
+        (HISTORIES / "agent_run_urgency_layered.json").write_text(history.to_json())

@@ -17,10 +17,11 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import col
 
-from switchboard.activities.agents.payloads import RunContext, RunInput, RunTool
+from switchboard.activities.agents.payloads import RunContext, RunInput, RunTool, UrgencyFinding
 from switchboard.activities.tools.payloads import ToolBinding, ToolContext
 from switchboard.domain.agents.history import cap_conversacion, cap_execucion, message_pairs
 from switchboard.domain.agents.turns import merge_user_texts, user_text
+from switchboard.domain.agents.urgency import assess_urgency_in_burst
 from switchboard.domain.errors import NotFound
 from switchboard.models.agent_runtime import AgentRun, AgentThread
 from switchboard.models.agents import Agent, AgentBinding, AgentTool, AgentVersion
@@ -28,6 +29,7 @@ from switchboard.models.base import new_id, utcnow
 from switchboard.models.llm import LlmMessage, UserMessage
 from switchboard.models.messaging import Conversation, Message
 from switchboard.models.tenancy import PhoneNumber, Tenant
+from switchboard.models.urgency_model import load_urgency_model
 from switchboard.store.agents.guardrails import last_human_message_at, reset_if_inactive
 from switchboard.store.agents.threads import history_entries, matching_binding
 from switchboard.store.agents.tools import current_tool
@@ -166,6 +168,8 @@ async def load_run_context(
             "history": history,
             "user_text": text,
             "user_texts": texts,
+            "urgency_assessed": True,
+            "urgency": _urgency(texts),
             "reply_id": reply_id,
             "intents": list((version.routing or {}).get("intents") or []),
             "catch_all_action": str(params.get("catchAllAction") or "escalate"),
@@ -201,3 +205,17 @@ def _tool_binding(binding: AgentBinding) -> ToolBinding:
 async def _phone(session: AsyncSession, phone_number_id: str) -> PhoneNumber | None:
     stmt = select(PhoneNumber).where(col(PhoneNumber.phone_number_id) == phone_number_id)
     return (await session.execute(stmt)).scalars().first()
+
+
+def _urgency(texts: list[str]) -> UrgencyFinding | None:
+    """The layered detector's verdict on the burst, recorded with the context so a replay reads it back."""
+    verdict = assess_urgency_in_burst(texts, load_urgency_model())
+    if verdict is None:
+        return None
+    return UrgencyFinding(
+        category=verdict.category,
+        decided_by=verdict.decided_by,
+        matched=verdict.matched,
+        score=verdict.score,
+        language=verdict.language,
+    )

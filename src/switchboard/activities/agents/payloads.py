@@ -63,6 +63,16 @@ class RunTool(BaseModel):
     terminates_thread: bool = False
 
 
+class UrgencyFinding(BaseModel):
+    """The layered detector's verdict on a run's burst (``domain.agents.urgency.UrgencyVerdict``)."""
+
+    category: str
+    decided_by: str
+    matched: str
+    score: float
+    language: str
+
+
 class RunContext(BaseModel):
     """Everything a run decides with, loaded once when it starts.
 
@@ -87,6 +97,11 @@ class RunContext(BaseModel):
     user_text: str = ""
     # The burst's messages one by one (user_text joins them): the urgency check reads each alone too.
     user_texts: list[str] = Field(default_factory=list)
+    # The layered urgency verdict on the burst (None: routine), made when the context is loaded, where
+    # the classifier's model is; ``urgency_assessed`` is False in contexts loaded before it was, whose
+    # runs check the rules in the workflow as they did (the recorded context decides which, on replay).
+    urgency_assessed: bool = False
+    urgency: UrgencyFinding | None = None
     reply_id: str | None = None
     intents: list[dict[str, Any]] = Field(default_factory=list)
     catch_all_action: str = "escalate"

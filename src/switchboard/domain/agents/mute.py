@@ -37,7 +37,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from switchboard.domain.agents.urgency import UrgencyMatch, detect_urgency_in_burst
+from switchboard.domain.agents.urgency import UrgencyModel, UrgencyVerdict, assess_urgency_in_burst
 
 MuteReason = Literal[
     "handoff", "human_detected", "cost_cap_thread", "cost_cap_tenant_day", "cost_cap_tenant_month"
@@ -157,22 +157,31 @@ def _muted(
     return Transition(MuteState(muted_at=now, muted_reason=reason), (MuteEvent(THREAD_MUTED, properties),))
 
 
-def unread_urgency(state: MuteState, texts: Sequence[str]) -> UrgencyMatch | None:
+def unread_urgency(state: MuteState, texts: Sequence[str], model: UrgencyModel) -> UrgencyVerdict | None:
     """The urgency in messages no run will read that turns the thread's mute into handoff, if any.
 
     None when nothing changes: on an active thread a run reads the messages and checks them itself,
     and a handed-off thread is handed off already. The messages are read as a run reads a burst
-    (``detect_urgency_in_burst``: together, then each alone).
+    (``assess_urgency_in_burst``: together, then each alone).
     """
     if state.active or state.muted_reason == "handoff":
         return None
-    return detect_urgency_in_burst(texts)
+    return assess_urgency_in_burst(texts, model)
 
 
-def urgency_details(match: UrgencyMatch, message_ids: Sequence[str]) -> dict[str, Any]:
+def urgency_details(verdict: UrgencyVerdict, message_ids: Sequence[str]) -> dict[str, Any]:
     """What a ``thread.muted`` event raised outside a run says of the urgency decision (a run's step says it there)."""
+    return {"urgency": {**verdict_details(verdict), "message_ids": list(message_ids)}}
+
+
+def verdict_details(verdict: UrgencyVerdict) -> dict[str, Any]:
+    """The decision as a guardrail step or an event shows it: category, what decided, on what, how sure."""
     return {
-        "urgency": {"category": match.category, "matched": match.matched, "message_ids": list(message_ids)}
+        "category": verdict.category,
+        "matched": verdict.matched,
+        "decided_by": verdict.decided_by,
+        "score": verdict.score,
+        "language": verdict.language,
     }
 
 

@@ -31,6 +31,7 @@ from switchboard.models.agent_runtime import AgentThread
 from switchboard.models.agents import AgentBinding
 from switchboard.models.messaging import Message
 from switchboard.models.tenancy import Tenant
+from switchboard.models.urgency_model import load_urgency_model
 from switchboard.store.agents.agent_events import record_agent_event
 
 HUMAN_SOURCES = ("HUMAN_COEXISTENCE", "HUMAN_PORTAL", "HUMAN_EMBED_ANONYMOUS")
@@ -93,10 +94,11 @@ async def hand_off_if_urgent(
     """Check messages no run will read (the thread is muted) for urgency: a match turns the mute into
     handoff, its ``thread.muted`` event saying what matched; the outbox event ids (none: no change)."""
     texts = [user_text(m.message_type, content=m.content, payload=m.payload or {}) for m in messages]
-    match = unread_urgency(MuteState(muted_at=thread.muted_at, muted_reason=thread.muted_reason), texts)
-    if match is None:
+    state = MuteState(muted_at=thread.muted_at, muted_reason=thread.muted_reason)
+    verdict = unread_urgency(state, texts, load_urgency_model())
+    if verdict is None:
         return []
-    details = urgency_details(match, [m.id for m in messages])
+    details = urgency_details(verdict, [m.id for m in messages])
     return await apply_mute_trigger(session, thread, "urgency", now=now, details=details)
 
 

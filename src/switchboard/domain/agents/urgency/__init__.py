@@ -166,8 +166,19 @@ jokes, pets), one module of rules per category group (``self_harm``, ``children`
 
 from __future__ import annotations
 
-from switchboard.domain.agents.urgency.burst import detect_urgency_in_burst
+from switchboard.domain.agents.urgency.burst import assess_urgency_in_burst, detect_urgency_in_burst
+from switchboard.domain.agents.urgency.classifier import UrgencyModel
 from switchboard.domain.agents.urgency.detector import UrgencyMatch, detect_urgency
+from switchboard.domain.agents.urgency.layered import UrgencyVerdict, assess_urgency
 from switchboard.domain.agents.urgency.patterns import CATEGORIES
 
-__all__ = ["CATEGORIES", "UrgencyMatch", "detect_urgency", "detect_urgency_in_burst"]
+__all__ = [
+    "CATEGORIES",
+    "UrgencyMatch",
+    "UrgencyModel",
+    "UrgencyVerdict",
+    "assess_urgency",
+    "assess_urgency_in_burst",
+    "detect_urgency",
+    "detect_urgency_in_burst",
+]

@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from switchboard.domain.agents.turns import merge_user_texts
+from switchboard.domain.agents.urgency.classifier import UrgencyModel
 from switchboard.domain.agents.urgency.detector import UrgencyMatch, detect_urgency
+from switchboard.domain.agents.urgency.layered import UrgencyVerdict, assess_urgency
 
 
 def detect_urgency_in_burst(texts: Sequence[str]) -> UrgencyMatch | None:
@@ -20,3 +22,11 @@ def detect_urgency_in_burst(texts: Sequence[str]) -> UrgencyMatch | None:
     if match is not None or len(texts) < 2:
         return match
     return next((found for text in texts if (found := detect_urgency(text)) is not None), None)
+
+
+def assess_urgency_in_burst(texts: Sequence[str], model: UrgencyModel) -> UrgencyVerdict | None:
+    """The layered verdict on the burst read together, else on any one of its messages; None when routine."""
+    verdict = assess_urgency(merge_user_texts(texts), model)
+    if verdict is not None or len(texts) < 2:
+        return verdict
+    return next((found for text in texts if (found := assess_urgency(text, model)) is not None), None)

@@ -11,7 +11,7 @@ respiratory > neurological > bleeding > explicit_emergency.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from switchboard.domain.agents.urgency import (
     children,
@@ -54,10 +54,16 @@ from switchboard.domain.agents.urgency.patterns import (
 
 @dataclass(frozen=True)
 class UrgencyMatch:
-    """A detected medical urgency: its category and the normalized snippet that matched."""
+    """A detected medical urgency: its category, the normalized snippet that matched and the rule's strength.
+
+    ``strength`` is the matching rule's kind (``strong``, ``hist``, ``weak``, ``free``, ``health``, or
+    ``alarm`` for alarm emoji beside a symptom): how much a rule alone can be trusted, which the layered
+    detector reads (``layered.assess_urgency``).
+    """
 
     category: str
     matched: str
+    strength: str = field(default="strong", compare=False)
 
 
 # Within a category the first rule that matches gives the snippet, so the order below is kept.
@@ -148,7 +154,7 @@ def detect_urgency(text: str | None) -> UrgencyMatch | None:
         health=bool(HEALTH.search(norm)),
         child=has_child(norm),
     )
-    found: dict[str, str] = {}
+    found: dict[str, tuple[str, str]] = {}
     for rule in _RULES:
         if rule.category in found:
             continue
@@ -162,28 +168,28 @@ def detect_urgency(text: str | None) -> UrgencyMatch | None:
             continue
         snippet = _first_match(rule, norm, ctx)
         if snippet is not None:
-            found[rule.category] = snippet
+            found[rule.category] = (snippet, rule.kind)
     if found and SUICIDE not in found and ABOUT_A_PET.search(norm) and not PERSON_HURT.search(norm):
         return None
     if not found and alarm and ctx.health and not ctx.admin:
-        found[EMERGENCY] = "alarm emoji"
+        found[EMERGENCY] = ("alarm emoji", "alarm")
     return _resolve(found, ctx)
 
 
-def _resolve(found: dict[str, str], ctx: _Context) -> UrgencyMatch | None:
+def _resolve(found: dict[str, tuple[str, str]], ctx: _Context) -> UrgencyMatch | None:
     if not found:
         return None
     if SUICIDE in found:
-        return UrgencyMatch(SUICIDE, found[SUICIDE])
+        return UrgencyMatch(SUICIDE, *found[SUICIDE])
     if ctx.child:
         for category in (CHILD_SYMPTOM, OVERDOSE, POISON, *_PRIORITY):
             if category in found:
-                return UrgencyMatch(CHILD_SYMPTOM, found[category])
+                return UrgencyMatch(CHILD_SYMPTOM, *found[category])
     if OVERDOSE in found:
-        return UrgencyMatch(SUICIDE, found[OVERDOSE])
+        return UrgencyMatch(SUICIDE, *found[OVERDOSE])
     for category in _PRIORITY:
         if category in found:
-            return UrgencyMatch(category, found[category])
+            return UrgencyMatch(category, *found[category])
     if POISON in found:
-        return UrgencyMatch(EMERGENCY, found[POISON])
+        return UrgencyMatch(EMERGENCY, *found[POISON])
     return None

@@ -1,0 +1,97 @@
+"""The learned urgency classifier: a linear model over TF-IDF n-grams, scored in pure Python.
+
+Trained by ``scripts/train_detectors.py`` from ``corpora/urgency/train`` (scikit-learn's
+``TfidfVectorizer`` with ``features.features`` as its analyzer, sublinear term frequency, then a
+multinomial logistic regression over the routine class and the eight urgency categories), and shipped
+as JSON inside the package. This module rebuilds the same arithmetic: counts, ``1 + log(tf)`` times
+the term's idf, L2-normalised over every term the vectorizer knows, then each class's weights and
+intercept, and a softmax. The chance that a message is urgent is one minus the routine class's.
+
+Building the model from its JSON is pure; reading the file is the caller's (an activity loads it once
+per worker process).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from switchboard.domain.agents.urgency.features import features
+
+ROUTINE = "routine"
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class Scored:
+    """A message's chance of being urgent, its likeliest urgency category and the features that weighed most."""
+
+    urgent: float
+    category: str
+    evidence: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class UrgencyModel:
+    """The shipped model: the vectorizer's terms with their idf, and each class's weights on some of them."""
+
+    classes: tuple[str, ...]
+    idf: dict[str, float]
+    weights: dict[str, tuple[float, ...]]
+    intercepts: tuple[float, ...]
+    # Urgent at or above ``threshold`` when no rule matched; below ``veto``, a weak rule's match is dropped.
+    threshold: float
+    veto: float
+    # "l2" when the vectorizer normalised each message's vector, None when a message's evidence adds up.
+    norm: str | None = None
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> UrgencyModel:
+        """The model a training run wrote (``FORMAT`` 1)."""
+        if data.get("format") != FORMAT:
+            raise ValueError(f"urgency model format {data.get('format')!r}, expected {FORMAT}")
+        classes = tuple(data["classes"])
+        if ROUTINE not in classes:
+            raise ValueError("urgency model has no routine class")
+        return cls(
+            classes=classes,
+            idf={term: float(value) for term, value in data["idf"].items()},
+            weights={term: tuple(map(float, row)) for term, row in data["weights"].items()},
+            intercepts=tuple(map(float, data["intercepts"])),
+            threshold=float(data["threshold"]),
+            veto=float(data["veto"]),
+            norm=data.get("norm"),
+        )
+
+    def score(self, text: str) -> Scored:
+        """The message's chance of being urgent, with the class and the terms that decided it."""
+        counts = Counter(term for term in features(text) if term in self.idf)
+        vector = {term: (1.0 + math.log(tf)) * self.idf[term] for term, tf in counts.items()}
+        norm = (math.sqrt(sum(v * v for v in vector.values())) or 1.0) if self.norm == "l2" else 1.0
+        logits = list(self.intercepts)
+        for term, value in vector.items():
+            row = self.weights.get(term)
+            if row is not None:
+                for index, weight in enumerate(row):
+                    logits[index] += weight * value / norm
+        top = max(logits)
+        exps = [math.exp(v - top) for v in logits]
+        total = sum(exps)
+        probabilities = [e / total for e in exps]
+        routine = self.classes.index(ROUTINE)
+        urgent = 1.0 - probabilities[routine]
+        best = max((i for i in range(len(self.classes)) if i != routine), key=probabilities.__getitem__)
+        return Scored(urgent=urgent, category=self.classes[best], evidence=self._evidence(vector, norm, best))
+
+    def _evidence(self, vector: dict[str, float], norm: float, index: int) -> tuple[str, ...]:
+        """The three words or word pairs that pushed hardest towards the class (the run's guardrail step
+        shows them; a character n-gram only when no word pushed, since a fragment reads poorly)."""
+        pushes = [
+            (row[index] * value / norm, term)
+            for term, value in vector.items()
+            if (row := self.weights.get(term)) is not None and row[index] * value > 0
+        ]
+        words = [p for p in pushes if not p[1].startswith("c:")] or pushes
+        return tuple(term for _, term in sorted(words, reverse=True)[:3])

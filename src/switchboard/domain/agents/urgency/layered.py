@@ -1,0 +1,73 @@
+"""The layered urgency decision: the rules for the unmistakable, the learned classifier for the rest.
+
+A rule of ``strong`` strength (a present-tense description of danger, self-harm) decides alone. A weaker
+rule (a keyword, a history, an "urgente", an alarm emoji) decides unless the classifier finds the
+message plainly routine (below ``model.veto``): that is where hand-written patterns raise false alarms
+("lo necesito urgente para el curro"). With no rule, the classifier decides at ``model.threshold``:
+that is where patterns miss what people write in ways nobody listed. Both thresholds come from the
+training run's cross-validation, never from the held-out corpus.
+
+Pure: the model comes in as a parameter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from switchboard.domain.agents.urgency.classifier import UrgencyModel
+from switchboard.domain.agents.urgency.detector import detect_urgency
+from switchboard.domain.agents.urgency.features import fold
+from switchboard.domain.agents.urgency.language import detect_language
+from switchboard.domain.agents.urgency.patterns import SUICIDE
+
+RULE = "rule"
+CLASSIFIER = "classifier"
+EMERGENCY = "explicit_emergency"
+# A message of nothing but cries for help is an emergency in any of the three languages.
+CRIES = frozenset("auxilio socorro ayuda ayudenme ayudame help sos ajuda ajudem emergency emergencia".split())
+# Below this many words a message carries too little for the classifier to call it urgent alone: a
+# linear model reads "no" or "y?" by one word's weight (the rules, and the cries above, still decide).
+MIN_CLASSIFIER_WORDS = 3
+
+
+def is_cry(text: str) -> bool:
+    """Whether the message is only cries for help ("auxilio", "HELP!!", "socorro socorro", "ajuda 🆘")."""
+    words = fold(text).split()
+    return bool(words) and all(word in CRIES for word in words)
+
+
+def classifier_may_decide(text: str) -> bool:
+    """Whether the message is long enough for the classifier to call it urgent with no rule."""
+    return len(fold(text).split()) >= MIN_CLASSIFIER_WORDS
+
+
+@dataclass(frozen=True)
+class UrgencyVerdict:
+    """An urgent message: its category, what decided (a rule or the classifier) and on what evidence."""
+
+    category: str
+    decided_by: str
+    # The rule's normalized snippet, or the classifier's three weightiest terms.
+    matched: str
+    # The classifier's chance that the message is urgent, whatever decided.
+    score: float
+    language: str
+
+
+def assess_urgency(text: str | None, model: UrgencyModel) -> UrgencyVerdict | None:
+    """The verdict on one customer message, or None when it is routine."""
+    if not text or not text.strip():
+        return None
+    rule = detect_urgency(text)
+    scored = model.score(text)
+    language = detect_language(text)
+    if rule is None and is_cry(text):
+        return UrgencyVerdict(EMERGENCY, RULE, fold(text), round(scored.urgent, 4), language)
+    if rule is not None and (
+        rule.strength == "strong" or rule.category == SUICIDE or scored.urgent >= model.veto
+    ):
+        return UrgencyVerdict(rule.category, RULE, rule.matched, round(scored.urgent, 4), language)
+    if rule is None and classifier_may_decide(text) and scored.urgent >= model.threshold:
+        matched = ", ".join(term.split(":", 1)[1].strip() for term in scored.evidence)
+        return UrgencyVerdict(scored.category, CLASSIFIER, matched, round(scored.urgent, 4), language)
+    return None
