@@ -38,9 +38,9 @@ app = bare_app()
 
 def serve(port: int, workers: int) -> None:
     """As `switchboard api` serves: the app object for one worker; for more, its import string, each
-    worker on a listening socket of its own (switchboard/api/workers.py)."""
+    worker on a listening socket of its own (switchboard/api/worker_sockets.py)."""
     if workers > 1:
-        from switchboard.api.workers import serve as serve_workers
+        from switchboard.api.worker_sockets import serve as serve_workers
 
         # The workers import this module by name: spawned processes start with this sys.path.
         sys.path.insert(0, str(Path(__file__).parent))

@@ -46,7 +46,7 @@ async def cpu_ms_per_run(runner: object, histories: list[object], runs: int, *, 
     from temporalio.contrib.pydantic import pydantic_data_converter
     from temporalio.worker import Replayer, UnsandboxedWorkflowRunner
 
-    from switchboard.workflows.registry import WORKFLOWS
+    from switchboard.workflows.all_workflows import WORKFLOWS
 
     replayer = Replayer(
         workflows=list(WORKFLOWS),

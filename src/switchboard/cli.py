@@ -79,9 +79,9 @@ def api(host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
             directory = tempfile.mkdtemp(prefix="switchboard-metrics-")
             os.environ["PROMETHEUS_MULTIPROC_DIR"] = directory
             atexit.register(shutil.rmtree, directory, ignore_errors=True)
-        from switchboard.api.workers import serve
+        from switchboard.api.worker_sockets import serve
 
-        # One listening socket per process, so the kernel spreads connections over them (api/workers.py).
+        # One listening socket per process, so the kernel spreads connections over them (api/worker_sockets.py).
         serve("switchboard.api.asgi:app", host=host, port=port, workers=workers)
         return
     from switchboard import tracing

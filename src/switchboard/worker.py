@@ -1,6 +1,6 @@
 """Worker composition root: builds clients and activities, runs the Temporal worker.
 
-Every workflow (workflows/registry.py) and activity (activities/registry.py)
+Every workflow (workflows/all_workflows.py) and activity (activities/all_activities.py)
 of the service is registered here on ``TEMPORAL_TASK_QUEUE``. Run it as
 ``switchboard worker`` or ``python -m switchboard.worker``; run as many as the load needs.
 """
@@ -29,8 +29,8 @@ from temporalio.worker import UnsandboxedWorkflowRunner, Worker, WorkflowRunner
 from temporalio.worker.workflow_sandbox import SandboxRestrictions
 
 from switchboard import metrics, tracing
+from switchboard.activities.all_activities import build_activities
 from switchboard.activities.deps import ActivityDeps
-from switchboard.activities.registry import build_activities
 from switchboard.activities.tools.http_client import egress_client
 from switchboard.heap import freeze_startup_heap
 from switchboard.http_pool import reserving_client
@@ -40,14 +40,14 @@ from switchboard.store.database import create_engine, session_factory
 from switchboard.temporal_client import connect_temporal
 from switchboard.temporal_namespace import NamespaceNotReady, ensure_search_attributes
 from switchboard.workflow_sandbox import DirectContextSandbox
+from switchboard.workflows.all_workflows import WORKFLOWS
 from switchboard.workflows.event_dispatch import SweepEventOutboxWorkflow
+from switchboard.workflows.inbound_housekeeping import InboundHousekeepingWorkflow
 from switchboard.workflows.maintenance import (
     PruneRateLimitCountersWorkflow,
     SweepAgentTurnsWorkflow,
     SweepQueuedSendsWorkflow,
 )
-from switchboard.workflows.registry import WORKFLOWS
-from switchboard.workflows.retention import InboundHousekeepingWorkflow
 from switchboard.workflows.template_sync import SyncTemplatesWorkflow
 
 log = logging.getLogger("switchboard.worker")

@@ -19,7 +19,7 @@ from switchboard.activities.webhooks.types import DeliveryInput, DeliveryRef, Sc
 from switchboard.domain import workflow_names
 from switchboard.models.inbound import InboundPayload
 from switchboard.models.send import SendInput
-from switchboard.workflows.registry import WORKFLOWS
+from switchboard.workflows.all_workflows import WORKFLOWS
 
 NAMES = {name: value for name, value in vars(workflow_names).items() if name.endswith("_WORKFLOW")}
 REGISTERED = {workflow._Definition.must_from_class(cls).name: cls for cls in WORKFLOWS}

@@ -2,7 +2,7 @@
 
 uvicorn's own multi-process mode shares one listening socket, and the first worker to wake accepts
 every pending connection: a client's keep-alive pool could land on one process. Each worker now has
-a socket of its own (SO_REUSEPORT, api/workers.py) and the kernel spreads connections over them.
+a socket of its own (SO_REUSEPORT, api/worker_sockets.py) and the kernel spreads connections over them.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from switchboard.api.workers import SpreadMultiprocess, reuse_port_socket, worker_sockets
+from switchboard.api.worker_sockets import SpreadMultiprocess, reuse_port_socket, worker_sockets
 from tests.support.http_server import free_port
 from tests.support.processes import spawn_api
 

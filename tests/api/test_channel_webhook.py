@@ -9,7 +9,7 @@ import httpx
 import pytest
 from temporalio.service import RPCError, RPCStatusCode
 
-from switchboard.activities.retention import RetentionActivities
+from switchboard.activities.inbound_housekeeping import RetentionActivities
 from switchboard.activities.workflow_starts import inbound_workflow_id
 from switchboard.api.app import create_app
 from switchboard.domain.inbound import payload_id

@@ -7,7 +7,7 @@ from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlmodel import SQLModel
 
-import switchboard.models.registry  # noqa: F401
+import switchboard.models.all_tables  # noqa: F401
 from switchboard.store.database import create_engine
 from switchboard.store.migrate import alembic_config
 

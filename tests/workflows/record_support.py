@@ -25,13 +25,13 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Replayer, Worker
 
+from switchboard.activities.all_activities import build_activities
 from switchboard.activities.deps import ActivityDeps
-from switchboard.activities.registry import build_activities
 from switchboard.settings import Settings
 from switchboard.store.agents.guardrails import apply_mute_trigger
 from switchboard.store.database import create_engine, unit_of_work
 from switchboard.worker import build_deps, close_deps
-from switchboard.workflows.registry import WORKFLOWS
+from switchboard.workflows.all_workflows import WORKFLOWS
 from tests.support.agent_threads import new_thread
 from tests.support.tenants import TenantFixture
 

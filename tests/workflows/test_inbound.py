@@ -11,7 +11,7 @@ import pytest
 from fastapi import FastAPI, Request
 from sqlalchemy import func, select
 
-from switchboard.activities.retention import RetentionActivities, retention_days
+from switchboard.activities.inbound_housekeeping import RetentionActivities, retention_days
 from switchboard.domain.inbound import payload_id
 from switchboard.domain.signatures import verify_service_signature
 from switchboard.models.base import utcnow
@@ -19,7 +19,7 @@ from switchboard.models.events import RawInbound
 from switchboard.models.inbound import HousekeepingInput, InboundItemRecord, InboundPayload
 from switchboard.store.database import create_engine
 from switchboard.workflows.inbound import ProcessInboundWorkflow
-from switchboard.workflows.retention import InboundHousekeepingWorkflow
+from switchboard.workflows.inbound_housekeeping import InboundHousekeepingWorkflow
 from tests.fixtures.channel import raw
 from tests.support.http_server import serve_app
 from tests.support.inbound import (

@@ -34,8 +34,8 @@ from switchboard.settings import Settings
 from switchboard.store.database import create_engine, session_factory
 from switchboard.store.events import record_event
 from switchboard.worker import build_deps, close_deps
+from switchboard.workflows.all_workflows import WORKFLOWS
 from switchboard.workflows.event_dispatch import DispatchEventWorkflow
-from switchboard.workflows.registry import WORKFLOWS
 from switchboard.workflows.webhook_delivery import DeliverWebhookWorkflow
 from tests.support.http_server import serve_app
 from tests.support.tenants import TenantFixture

@@ -56,16 +56,16 @@ from switchboard.store.events import record_event
 from switchboard.store.webhooks import notifications
 from switchboard.store.webhooks.deliveries import delivery_id_for
 from switchboard.workflows.agent_timers import AgentThreadTimersWorkflow
+from switchboard.workflows.all_workflows import WORKFLOWS
 from switchboard.workflows.event_dispatch import DispatchEventWorkflow, SweepEventOutboxWorkflow
 from switchboard.workflows.inbound import ProcessInboundWorkflow
+from switchboard.workflows.inbound_housekeeping import InboundHousekeepingWorkflow
 from switchboard.workflows.maintenance import (
     PruneRateLimitCountersWorkflow,
     SweepAgentTurnsWorkflow,
     SweepQueuedSendsWorkflow,
 )
 from switchboard.workflows.owner_notification import SendOwnerNotificationWorkflow
-from switchboard.workflows.registry import WORKFLOWS
-from switchboard.workflows.retention import InboundHousekeepingWorkflow
 from switchboard.workflows.template_sync import SyncTemplatesWorkflow
 from switchboard.workflows.webhook_delivery import DeliverWebhookWorkflow
 from switchboard.workflows.webhook_recovery import RecoverDeliveriesWorkflow

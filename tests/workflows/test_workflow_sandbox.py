@@ -32,7 +32,7 @@ from temporalio.workflow import _Definition
 
 from switchboard.worker import SANDBOX
 from switchboard.workflow_sandbox import DirectContextSandbox, _DirectContextInstance, compiled
-from switchboard.workflows.registry import WORKFLOWS
+from switchboard.workflows.all_workflows import WORKFLOWS
 from tests.workflows import record_support as rec
 from tests.workflows.sandbox_bad_module import BadModuleWorkflow
 from tests.workflows.sandbox_probe import SandboxProbeWorkflow

@@ -14,7 +14,7 @@ from temporalio.client import Client
 from switchboard.settings import Settings
 
 if TYPE_CHECKING:
-    from switchboard.activities.llm.registry import ProviderRegistry
+    from switchboard.activities.llm.providers import ProviderRegistry
 
 
 class CommitAndStart(Protocol):

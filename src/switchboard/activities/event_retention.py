@@ -58,5 +58,5 @@ class EventRetentionActivities:
 
 
 def event_retention_activities(deps: ActivityDeps) -> list[Any]:
-    """The retention activity bound to ``deps`` (for activities/registry.py)."""
+    """The retention activity bound to ``deps`` (for activities/all_activities.py)."""
     return [EventRetentionActivities(deps).prune_tenant_events]

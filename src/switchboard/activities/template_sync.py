@@ -143,6 +143,6 @@ class TemplateSyncActivities:
 
 
 def template_sync_activities(deps: ActivityDeps) -> list[Any]:
-    """The template sync activities bound to ``deps`` (for activities/registry.py)."""
+    """The template sync activities bound to ``deps`` (for activities/all_activities.py)."""
     sync = TemplateSyncActivities(deps)
     return [sync.list_template_wabas, sync.sync_waba_templates]

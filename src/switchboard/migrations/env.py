@@ -12,7 +12,7 @@ from alembic import context
 from sqlalchemy.engine import Connection
 from sqlmodel import SQLModel
 
-import switchboard.models.registry  # noqa: F401  (imports every table onto the metadata)
+import switchboard.models.all_tables  # noqa: F401  (imports every table onto the metadata)
 from switchboard.settings import Settings
 from switchboard.store.database import create_engine
 

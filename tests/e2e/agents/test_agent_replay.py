@@ -27,14 +27,14 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Replayer, Worker
 
-from switchboard.activities.registry import build_activities
+from switchboard.activities.all_activities import build_activities
 from switchboard.activities.workflow_starts import run_workflow_id, thread_workflow_id
 from switchboard.settings import Settings
 from switchboard.store.database import create_engine
 from switchboard.worker import build_deps, close_deps
 from switchboard.workflows.agent_run import MILESTONE_ENDS_RUN, URGENCY_EACH_MESSAGE, AgentRunWorkflow
 from switchboard.workflows.agent_thread import AgentThreadWorkflow
-from switchboard.workflows.registry import WORKFLOWS
+from switchboard.workflows.all_workflows import WORKFLOWS
 from tests.e2e.agents.support import (
     ToolServer,
     deploy_agent,

@@ -9,8 +9,8 @@ from switchboard.activities.agents.reply import AgentReplyActivities
 from switchboard.activities.agents.runs import AgentRunActivities
 from switchboard.activities.agents.timers import ThreadTimerActivities
 from switchboard.activities.deps import ActivityDeps
+from switchboard.activities.llm.providers import ProviderRegistry, providers_config
 from switchboard.activities.llm.rate_cards import load_rate_cards
-from switchboard.activities.llm.registry import ProviderRegistry, providers_config
 
 
 def build_agent_activities(deps: ActivityDeps) -> list[Any]:

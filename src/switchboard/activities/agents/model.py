@@ -30,8 +30,8 @@ from switchboard.activities.agents.cost_estimate import estimate_call
 from switchboard.activities.agents.payloads import ModelCallInput, ModelCallResult
 from switchboard.activities.deps import ActivityDeps
 from switchboard.activities.llm.errors import ProviderError, as_application_error
+from switchboard.activities.llm.providers import ProviderRegistry
 from switchboard.activities.llm.rate_cards import RateCardBook
-from switchboard.activities.llm.registry import ProviderRegistry
 from switchboard.domain.pricing import cost_usd
 from switchboard.models.agent_runtime import AgentRun
 from switchboard.models.base import utcnow

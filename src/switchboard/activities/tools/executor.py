@@ -242,7 +242,7 @@ class ToolActivities:
 
 
 def build_tool_activities(deps: ActivityDeps) -> list[Any]:
-    """The executor's activity callables for the worker (activities/registry.py)."""
+    """The executor's activity callables for the worker (activities/all_activities.py)."""
     return [ToolActivities.from_deps(deps).execute_tool_call]
 
 

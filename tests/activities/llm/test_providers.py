@@ -9,7 +9,7 @@ from switchboard.activities.llm.errors import ProviderNotConfigured
 from switchboard.activities.llm.google_adapter import GoogleAdapter
 from switchboard.activities.llm.mistral_adapter import MistralAdapter
 from switchboard.activities.llm.openai_adapter import OpenAIAdapter
-from switchboard.activities.llm.registry import (
+from switchboard.activities.llm.providers import (
     BUILTIN_PROVIDERS,
     ProviderEndpoint,
     ProviderRegistry,

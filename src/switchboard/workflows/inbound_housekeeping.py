@@ -15,7 +15,7 @@ from switchboard.workflows.inbound import ProcessInboundWorkflow
 from switchboard.workflows.policies import HOUSEKEEPING
 
 with workflow.unsafe.imports_passed_through():
-    from switchboard.activities.retention import RetentionActivities
+    from switchboard.activities.inbound_housekeeping import RetentionActivities
     from switchboard.models.inbound import HousekeepingInput, InboundHousekeepingResult
 
 
@@ -35,5 +35,5 @@ class InboundHousekeepingWorkflow:
         return InboundHousekeepingResult(sweep=sweep, retention=retention)
 
 
-# Registered by workflows/registry.py.
+# Registered by workflows/all_workflows.py.
 INBOUND_WORKFLOWS: list[type] = [ProcessInboundWorkflow, InboundHousekeepingWorkflow]

@@ -104,7 +104,7 @@ class RetentionActivities:
 
 
 def inbound_activities(deps: ActivityDeps) -> list[Any]:
-    """Every inbound and retention activity, bound to ``deps`` (for activities/registry.py)."""
+    """Every inbound and retention activity, bound to ``deps`` (for activities/all_activities.py)."""
     inbound = InboundActivities(deps)
     retention = RetentionActivities(deps)
     return [

@@ -11,9 +11,9 @@ from switchboard.activities.agents import build_agent_activities
 from switchboard.activities.channel import ChannelActivities
 from switchboard.activities.deps import ActivityDeps
 from switchboard.activities.event_retention import event_retention_activities
+from switchboard.activities.inbound_housekeeping import inbound_activities
 from switchboard.activities.maintenance import MaintenanceActivities
 from switchboard.activities.media import MediaActivities
-from switchboard.activities.retention import inbound_activities
 from switchboard.activities.send_sweeper import SendSweeperActivities
 from switchboard.activities.sends import SendRecordActivities
 from switchboard.activities.template_sync import template_sync_activities

@@ -6,13 +6,13 @@ from switchboard.workflows.agent_run import AgentRunWorkflow
 from switchboard.workflows.agent_thread import AgentThreadWorkflow
 from switchboard.workflows.agent_timers import AgentThreadTimersWorkflow
 from switchboard.workflows.event_dispatch import WEBHOOK_WORKFLOWS
+from switchboard.workflows.inbound_housekeeping import INBOUND_WORKFLOWS
 from switchboard.workflows.maintenance import (
     PruneRateLimitCountersWorkflow,
     SweepAgentTurnsWorkflow,
     SweepQueuedSendsWorkflow,
 )
 from switchboard.workflows.owner_notification import SendOwnerNotificationWorkflow
-from switchboard.workflows.retention import INBOUND_WORKFLOWS
 from switchboard.workflows.send_message import SendMessageWorkflow
 from switchboard.workflows.template_sync import SyncTemplatesWorkflow
 from switchboard.workflows.webhook_recovery import RecoverDeliveriesWorkflow
