@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from switchboard.domain.agents.urgency.features import features
@@ -26,11 +26,13 @@ FORMAT = 1
 
 @dataclass(frozen=True)
 class Scored:
-    """A message's chance of being urgent, its likeliest urgency category and the features that weighed most."""
+    """A message's chance of being urgent and its likeliest urgency category (with what ``evidence`` reads)."""
 
     urgent: float
     category: str
-    evidence: tuple[str, ...]
+    vector: dict[str, float] = field(repr=False)
+    norm: float = field(repr=False)
+    index: int = field(repr=False)
 
 
 @dataclass(frozen=True)
@@ -74,23 +76,23 @@ class UrgencyModel:
         for term, value in vector.items():
             row = self.weights.get(term)
             if row is not None:
-                for index, weight in enumerate(row):
-                    logits[index] += weight * value / norm
+                share = value / norm
+                logits = [logit + weight * share for logit, weight in zip(logits, row, strict=True)]
         top = max(logits)
         exps = [math.exp(v - top) for v in logits]
         total = sum(exps)
-        probabilities = [e / total for e in exps]
         routine = self.classes.index(ROUTINE)
-        urgent = 1.0 - probabilities[routine]
-        best = max((i for i in range(len(self.classes)) if i != routine), key=probabilities.__getitem__)
-        return Scored(urgent=urgent, category=self.classes[best], evidence=self._evidence(vector, norm, best))
+        urgent = 1.0 - exps[routine] / total
+        best = max((i for i in range(len(self.classes)) if i != routine), key=exps.__getitem__)
+        return Scored(urgent=urgent, category=self.classes[best], vector=vector, norm=norm, index=best)
 
-    def _evidence(self, vector: dict[str, float], norm: float, index: int) -> tuple[str, ...]:
+    def evidence(self, scored: Scored) -> tuple[str, ...]:
         """The three words or word pairs that pushed hardest towards the class (the run's guardrail step
         shows them; a character n-gram only when no word pushed, since a fragment reads poorly)."""
+        index, norm = scored.index, scored.norm
         pushes = [
             (row[index] * value / norm, term)
-            for term, value in vector.items()
+            for term, value in scored.vector.items()
             if (row := self.weights.get(term)) is not None and row[index] * value > 0
         ]
         words = [p for p in pushes if not p[1].startswith("c:")] or pushes

@@ -68,6 +68,6 @@ def assess_urgency(text: str | None, model: UrgencyModel) -> UrgencyVerdict | No
     ):
         return UrgencyVerdict(rule.category, RULE, rule.matched, round(scored.urgent, 4), language)
     if rule is None and classifier_may_decide(text) and scored.urgent >= model.threshold:
-        matched = ", ".join(term.split(":", 1)[1].strip() for term in scored.evidence)
+        matched = ", ".join(term.split(":", 1)[1].strip() for term in model.evidence(scored))
         return UrgencyVerdict(scored.category, CLASSIFIER, matched, round(scored.urgent, 4), language)
     return None
