@@ -9,7 +9,7 @@ held-out set (``corpora/urgency/heldout``) is left out, so the held-out figures 
 thresholds of the layered decision (``domain/agents/urgency/layered.py``) are chosen by 5-fold
 cross-validation on the training set alone: the veto (the chance below which a weak rule's match is
 dropped) and the threshold (the chance at which the classifier alone calls a message urgent) that give
-the best recall while the layered decision flags at most ``MAX_FALSE_ALARMS`` of the routine messages.
+the best recall while the layered decision flags at most ``MAX_FALSE_ALARMS`` of the routine messages, per language (the message's detected one).
 
 Run: .venv/bin/python scripts/train_detectors.py [--check]   (--check: fail if the shipped file differs)
 """
@@ -33,7 +33,8 @@ SEED = 20261207
 C = 8.0
 # Each message's vector has unit length (without it, long messages saturated the scores).
 NORM = "l2"
-MAX_FALSE_ALARMS = 0.015
+# Per language, half a point under issue 42's goals (2 % in Spanish, 3 % in English and Portuguese).
+MAX_FALSE_ALARMS = {"es": 0.015, "en": 0.025, "pt": 0.025}
 # Terms whose weights are all below this (in absolute value) are not shipped: they change no decision
 # the threshold makes, and leaving them out keeps the file small. Their idf stays (it sets the norm).
 MIN_WEIGHT = 0.05
@@ -81,19 +82,20 @@ def train(pairs: list[tuple[str, str]]) -> dict[str, Any]:
     from switchboard.domain.agents.urgency import detect_urgency
     from switchboard.domain.agents.urgency.classifier import FORMAT, ROUTINE
     from switchboard.domain.agents.urgency.features import features
-    from switchboard.domain.agents.urgency.layered import classifier_may_decide, is_cry
-    from switchboard.domain.agents.urgency.patterns import SUICIDE
+    from switchboard.domain.agents.urgency.language import LANGUAGES, detect_language
+    from switchboard.domain.agents.urgency.layered import classifier_may_decide, is_cry, rule_decides_alone
 
     texts = [text for text, _ in pairs]
     labels = np.array([label for _, label in pairs])
     urgent = labels != ROUTINE
     matches = [detect_urgency(text) for text in texts]
-    # As layered.assess_urgency decides: a cry for help or a strong rule (or self-harm) alone; a weaker
-    # rule unless vetoed; the classifier alone only on messages long enough to carry evidence.
+    # As layered.assess_urgency decides: a cry for help or a rule that decides alone (self-harm; a strong
+    # rule in Spanish); another rule unless vetoed; the classifier alone only on long enough messages.
     cries = np.array([is_cry(text) for text in texts])
     ruled = np.array([m is not None for m in matches]) | cries
+    languages = np.array([detect_language(text) for text in texts])
     sure = cries | np.array(
-        [m is not None and (m.strength == "strong" or m.category == SUICIDE) for m in matches]
+        [m is not None and rule_decides_alone(m, lang) for m, lang in zip(matches, languages, strict=True)]
     )
     eligible = np.array([classifier_may_decide(text) for text in texts])
 
@@ -114,7 +116,11 @@ def train(pairs: list[tuple[str, str]]) -> dict[str, Any]:
         chance[test_idx] = (
             1.0 - model.predict_proba(vectorizer.transform([texts[i] for i in test_idx]))[:, routine]
         )
-    veto, threshold = _thresholds(chance, ruled, sure, eligible, urgent)
+    cuts = {
+        language: _thresholds(chance[at], ruled[at], sure[at], eligible[at], urgent[at], language)
+        for language in LANGUAGES
+        if (at := languages == language).any()
+    }
 
     vectorizer, model = fitted(np.arange(len(texts)))
     terms = vectorizer.get_feature_names_out()
@@ -127,9 +133,9 @@ def train(pairs: list[tuple[str, str]]) -> dict[str, Any]:
         "format": FORMAT,
         "trained_on": len(texts),
         "seed": SEED,
-        "threshold": threshold,
+        "thresholds": {language: cut[1] for language, cut in cuts.items()},
         "norm": NORM,
-        "veto": veto,
+        "vetoes": {language: cut[0] for language, cut in cuts.items()},
         "classes": [str(c) for c in model.classes_],
         "intercepts": [round(float(b), DIGITS) for b in model.intercept_],
         "idf": {str(t): round(float(v), DIGITS) for t, v in zip(terms, vectorizer.idf_, strict=True)},
@@ -145,7 +151,9 @@ def trained(pairs: list[tuple[str, str]]) -> dict[str, Any]:
         return train(pairs)
 
 
-def _thresholds(chance: Any, ruled: Any, sure: Any, eligible: Any, urgent: Any) -> tuple[float, float]:
+def _thresholds(
+    chance: Any, ruled: Any, sure: Any, eligible: Any, urgent: Any, language: str
+) -> tuple[float, float]:
     """The veto and the threshold (steps of 0.01) with the best cross-validated recall within the budget.
 
     Ties go to fewer false alarms, then to the higher threshold (the classifier alone decides less).
@@ -159,7 +167,7 @@ def _thresholds(chance: Any, ruled: Any, sure: Any, eligible: Any, urgent: Any) 
             threshold = step / 100
             flagged = kept | (~ruled & eligible & (chance >= threshold))
             false_alarms = float((flagged & routine).sum() / max(routine.sum(), 1))
-            if false_alarms > MAX_FALSE_ALARMS:
+            if false_alarms > MAX_FALSE_ALARMS[language]:
                 continue
             recall = float((flagged & urgent).sum() / max(urgent.sum(), 1))
             key = (recall, -false_alarms, threshold, -veto)
@@ -168,7 +176,9 @@ def _thresholds(chance: Any, ruled: Any, sure: Any, eligible: Any, urgent: Any) 
     if best is None:
         raise SystemExit("no veto and threshold keep the false alarms within the budget")
     recall, false_alarms, threshold, veto = best
-    print(f"cross-validated: recall {recall:.3f}, false alarms {-false_alarms:.3f}", file=sys.stderr)
+    print(
+        f"cross-validated, {language}: recall {recall:.3f}, false alarms {-false_alarms:.3f}", file=sys.stderr
+    )
     return -veto, threshold
 
 

@@ -33,7 +33,8 @@ def test_the_model_refuses_another_format() -> None:
     data = json.loads((ROOT / "src" / "switchboard" / "models" / "urgency_model.json").read_text())
     with pytest.raises(ValueError, match="format"):
         UrgencyModel.from_json({**data, "format": 99})
-    assert ROUTINE in MODEL.classes and 0 < MODEL.veto < MODEL.threshold < 1
+    assert ROUTINE in MODEL.classes and set(MODEL.thresholds) == set(MODEL.vetoes) == {"es", "en", "pt"}
+    assert all(0 <= MODEL.veto(lang) < MODEL.threshold(lang) < 1 for lang in MODEL.thresholds)
 
 
 @pytest.mark.parametrize(
@@ -57,7 +58,7 @@ def test_a_weak_rule_is_vetoed_when_the_classifier_finds_the_message_routine() -
     text = "URGENTE: preciso da nota fiscal hoje pro reembolso do plano"
     match = detect_urgency(text)
     assert match is not None and match.strength != "strong"  # the rules alone raise a false alarm
-    assert MODEL.score(text).urgent < MODEL.veto
+    assert MODEL.score(text).urgent < MODEL.veto("pt")
     assert assess_urgency(text, MODEL) is None
 
 

@@ -43,9 +43,10 @@ class UrgencyModel:
     idf: dict[str, float]
     weights: dict[str, tuple[float, ...]]
     intercepts: tuple[float, ...]
-    # Urgent at or above ``threshold`` when no rule matched; below ``veto``, a weak rule's match is dropped.
-    threshold: float
-    veto: float
+    # Per language: urgent at or above the threshold when no rule matched; below the veto, a weak rule's
+    # match is dropped. The rules are Spanish, so the classifier carries more of English and Portuguese.
+    thresholds: dict[str, float]
+    vetoes: dict[str, float]
     # "l2" when the vectorizer normalised each message's vector, None when a message's evidence adds up.
     norm: str | None = None
 
@@ -62,8 +63,8 @@ class UrgencyModel:
             idf={term: float(value) for term, value in data["idf"].items()},
             weights={term: tuple(map(float, row)) for term, row in data["weights"].items()},
             intercepts=tuple(map(float, data["intercepts"])),
-            threshold=float(data["threshold"]),
-            veto=float(data["veto"]),
+            thresholds={lang: float(v) for lang, v in data["thresholds"].items()},
+            vetoes={lang: float(v) for lang, v in data["vetoes"].items()},
             norm=data.get("norm"),
         )
 
@@ -97,3 +98,11 @@ class UrgencyModel:
         ]
         words = [p for p in pushes if not p[1].startswith("c:")] or pushes
         return tuple(term for _, term in sorted(words, reverse=True)[:3])
+
+    def threshold(self, language: str) -> float:
+        """The chance at which the classifier alone calls a message in ``language`` urgent."""
+        return self.thresholds.get(language, max(self.thresholds.values()))
+
+    def veto(self, language: str) -> float:
+        """The chance below which a weak rule's match in ``language`` is dropped."""
+        return self.vetoes.get(language, min(self.vetoes.values()))

@@ -14,6 +14,7 @@ from switchboard.domain.agents.urgency.features import fold
 SPANISH = "es"
 ENGLISH = "en"
 PORTUGUESE = "pt"
+LANGUAGES = (SPANISH, ENGLISH, PORTUGUESE)
 
 _WORDS: dict[str, frozenset[str]] = {
     SPANISH: frozenset(

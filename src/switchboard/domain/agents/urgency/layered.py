@@ -1,11 +1,13 @@
 """The layered urgency decision: the rules for the unmistakable, the learned classifier for the rest.
 
-A rule of ``strong`` strength (a present-tense description of danger, self-harm) decides alone. A weaker
+A self-harm rule, and in Spanish any rule of ``strong`` strength (a present-tense description of
+danger), decides alone. A weaker
 rule (a keyword, a history, an "urgente", an alarm emoji) decides unless the classifier finds the
-message plainly routine (below ``model.veto``): that is where hand-written patterns raise false alarms
-("lo necesito urgente para el curro"). With no rule, the classifier decides at ``model.threshold``:
-that is where patterns miss what people write in ways nobody listed. Both thresholds come from the
-training run's cross-validation, never from the held-out corpus.
+message plainly routine (below the model's veto for the message's language): that is where
+hand-written patterns raise false alarms ("lo necesito urgente para el curro"). With no rule, the
+classifier decides at its threshold for the language: that is where patterns miss what people write
+in ways nobody listed. Both come from the training run's cross-validation, never from the held-out
+corpus.
 
 Pure: the model comes in as a parameter.
 """
@@ -15,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from switchboard.domain.agents.urgency.classifier import UrgencyModel
-from switchboard.domain.agents.urgency.detector import detect_urgency
+from switchboard.domain.agents.urgency.detector import UrgencyMatch, detect_urgency
 from switchboard.domain.agents.urgency.features import fold
-from switchboard.domain.agents.urgency.language import detect_language
+from switchboard.domain.agents.urgency.language import SPANISH, detect_language
 from switchboard.domain.agents.urgency.patterns import SUICIDE
 
 RULE = "rule"
@@ -34,6 +36,15 @@ def is_cry(text: str) -> bool:
     """Whether the message is only cries for help ("auxilio", "HELP!!", "socorro socorro", "ajuda 🆘")."""
     words = fold(text).split()
     return bool(words) and all(word in CRIES for word in words)
+
+
+def rule_decides_alone(rule: UrgencyMatch, language: str) -> bool:
+    """Self-harm always; any strong rule in Spanish, the language the rules were written and tuned in.
+
+    In English and Portuguese the few rules that match are keyword-like ("dying", "can't breathe" read
+    figuratively as often as not), so the classifier may veto them there as it does weak rules.
+    """
+    return rule.category == SUICIDE or (rule.strength == "strong" and language == SPANISH)
 
 
 def classifier_may_decide(text: str) -> bool:
@@ -63,11 +74,9 @@ def assess_urgency(text: str | None, model: UrgencyModel) -> UrgencyVerdict | No
     language = detect_language(text)
     if rule is None and is_cry(text):
         return UrgencyVerdict(EMERGENCY, RULE, fold(text), round(scored.urgent, 4), language)
-    if rule is not None and (
-        rule.strength == "strong" or rule.category == SUICIDE or scored.urgent >= model.veto
-    ):
+    if rule is not None and (rule_decides_alone(rule, language) or scored.urgent >= model.veto(language)):
         return UrgencyVerdict(rule.category, RULE, rule.matched, round(scored.urgent, 4), language)
-    if rule is None and classifier_may_decide(text) and scored.urgent >= model.threshold:
+    if rule is None and classifier_may_decide(text) and scored.urgent >= model.threshold(language):
         matched = ", ".join(term.split(":", 1)[1].strip() for term in model.evidence(scored))
         return UrgencyVerdict(scored.category, CLASSIFIER, matched, round(scored.urgent, 4), language)
     return None
