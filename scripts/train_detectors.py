@@ -31,8 +31,6 @@ MODEL_PATH = ROOT / "src" / "switchboard" / "models" / "urgency_model.json"
 SEED = 20261207
 # The regularisation strength and the share of routine messages the layered detector may flag.
 C = 8.0
-# Each message's vector has unit length (without it, long messages saturated the scores).
-NORM = "l2"
 # Per language, half a point under issue 42's goals (2 % in Spanish, 3 % in English and Portuguese).
 MAX_FALSE_ALARMS = {"es": 0.015, "en": 0.025, "pt": 0.025}
 # Terms whose weights are all below this (in absolute value) are not shipped: they change no decision
@@ -101,7 +99,7 @@ def train(pairs: list[tuple[str, str]]) -> dict[str, Any]:
 
     def fitted(indices: Any) -> tuple[Any, Any]:
         vectorizer = TfidfVectorizer(
-            analyzer=features, sublinear_tf=True, min_df=2, norm=NORM, dtype=np.float64
+            analyzer=features, sublinear_tf=True, min_df=2, norm="l2", dtype=np.float64
         )
         matrix = vectorizer.fit_transform([texts[i] for i in indices])
         model = LogisticRegression(C=C, max_iter=5000, random_state=SEED)
@@ -134,7 +132,6 @@ def train(pairs: list[tuple[str, str]]) -> dict[str, Any]:
         "trained_on": len(texts),
         "seed": SEED,
         "thresholds": {language: cut[1] for language, cut in cuts.items()},
-        "norm": NORM,
         "vetoes": {language: cut[0] for language, cut in cuts.items()},
         "classes": [str(c) for c in model.classes_],
         "intercepts": [round(float(b), DIGITS) for b in model.intercept_],

@@ -7,8 +7,8 @@ as JSON inside the package. This module rebuilds the same arithmetic: counts, ``
 the term's idf, L2-normalised over every term the vectorizer knows, then each class's weights and
 intercept, and a softmax. The chance that a message is urgent is one minus the routine class's.
 
-Building the model from its JSON is pure; reading the file is the caller's (an activity loads it once
-per worker process).
+Building the model from its JSON is pure; reading the file is ``models/urgency_model.py``'s, once per
+process.
 """
 
 from __future__ import annotations
@@ -47,8 +47,6 @@ class UrgencyModel:
     # match is dropped. The rules are Spanish, so the classifier carries more of English and Portuguese.
     thresholds: dict[str, float]
     vetoes: dict[str, float]
-    # "l2" when the vectorizer normalised each message's vector, None when a message's evidence adds up.
-    norm: str | None = None
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> UrgencyModel:
@@ -65,14 +63,13 @@ class UrgencyModel:
             intercepts=tuple(map(float, data["intercepts"])),
             thresholds={lang: float(v) for lang, v in data["thresholds"].items()},
             vetoes={lang: float(v) for lang, v in data["vetoes"].items()},
-            norm=data.get("norm"),
         )
 
     def score(self, text: str) -> Scored:
         """The message's chance of being urgent, with the class and the terms that decided it."""
         counts = Counter(term for term in features(text) if term in self.idf)
         vector = {term: (1.0 + math.log(tf)) * self.idf[term] for term, tf in counts.items()}
-        norm = (math.sqrt(sum(v * v for v in vector.values())) or 1.0) if self.norm == "l2" else 1.0
+        norm = math.sqrt(sum(v * v for v in vector.values())) or 1.0
         logits = list(self.intercepts)
         for term, value in vector.items():
             row = self.weights.get(term)

@@ -1,13 +1,12 @@
 """The layered urgency decision: the rules for the unmistakable, the learned classifier for the rest.
 
-A self-harm rule, and in Spanish any rule of ``strong`` strength (a present-tense description of
-danger), decides alone. A weaker
-rule (a keyword, a history, an "urgente", an alarm emoji) decides unless the classifier finds the
-message plainly routine (below the model's veto for the message's language): that is where
-hand-written patterns raise false alarms ("lo necesito urgente para el curro"). With no rule, the
-classifier decides at its threshold for the language: that is where patterns miss what people write
-in ways nobody listed. Both come from the training run's cross-validation, never from the held-out
-corpus.
+A self-harm rule, a message of nothing but cries for help, and in Spanish any rule of ``strong``
+strength (a present-tense description of danger) decide alone. Another rule (a keyword, a history, an
+"urgente", an alarm emoji) decides unless the classifier finds the message plainly routine (below the
+model's veto for the message's language): that is where hand-written patterns raise false alarms ("lo
+necesito urgente para el curro"). With no rule, the classifier decides at its threshold for the
+language: that is where patterns miss what people write in ways nobody listed. Both come from the
+training run's cross-validation, never from the held-out corpus.
 
 Pure: the model comes in as a parameter.
 """
