@@ -20,6 +20,7 @@ from sqlmodel import col
 from switchboard.activities.agents.payloads import RunContext, RunInput, RunTool, UrgencyFinding
 from switchboard.activities.tools.payloads import ToolBinding, ToolContext
 from switchboard.domain.agents.history import cap_conversacion, cap_execucion, message_pairs
+from switchboard.domain.agents.mute import verdict_details
 from switchboard.domain.agents.turns import merge_user_texts, user_text
 from switchboard.domain.agents.urgency import assess_urgency_in_burst
 from switchboard.domain.errors import NotFound
@@ -210,12 +211,4 @@ async def _phone(session: AsyncSession, phone_number_id: str) -> PhoneNumber | N
 def _urgency(texts: list[str]) -> UrgencyFinding | None:
     """The layered detector's verdict on the burst, recorded with the context so a replay reads it back."""
     verdict = assess_urgency_in_burst(texts, load_urgency_model())
-    if verdict is None:
-        return None
-    return UrgencyFinding(
-        category=verdict.category,
-        decided_by=verdict.decided_by,
-        matched=verdict.matched,
-        score=verdict.score,
-        language=verdict.language,
-    )
+    return None if verdict is None else UrgencyFinding(**verdict_details(verdict))
