@@ -26,6 +26,7 @@ from switchboard.api.routers import all_routers, serving_order
 from switchboard.api.sandbox_phones import SandboxPhoneCache
 from switchboard.api.state import AppState
 from switchboard.http_pool import reserving_client
+from switchboard.models.urgency_model import load_urgency_model
 from switchboard.settings import Settings
 from switchboard.store.database import create_engine, session_factory
 from switchboard.temporal_client import connect_temporal
@@ -37,6 +38,9 @@ def create_app(settings: Settings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         metrics.count_log_messages()
+        # Read before the first request: a muted thread's unread messages are scored inside the inbound
+        # transaction, which must not wait for the file (about 0.4 s) the first time.
+        load_urgency_model()
         engine = create_engine(settings.database_url)
         sessions = session_factory(engine)
         autocommit_engine = create_engine(settings.database_url, pool_size=10, autocommit=True)

@@ -31,6 +31,7 @@ from switchboard.activities.workflow_starts import (
 )
 from switchboard.models.agent_runtime import RUN_RUNNING, AgentRun, AgentThread
 from switchboard.models.base import utcnow
+from switchboard.models.urgency_model import load_urgency_model
 from switchboard.store.agents.agent_events import record_agent_event
 from switchboard.store.agents.budget import STALE_AFTER, settle, stale_reservations
 from switchboard.store.agents.guardrails import apply_mute_trigger, overdue_auto_mutes
@@ -54,6 +55,9 @@ class AgentRunActivities:
 
     def __init__(self, deps: ActivityDeps) -> None:
         self._deps = deps
+        # Read when the worker is built: loading a run's context scores its messages inside the load's
+        # transaction, which must not wait for the file (about 0.4 s) the first time.
+        load_urgency_model()
 
     @activity.defn(name="claim_agent_turns")
     async def claim_agent_turns(self, claim: ClaimInput) -> ClaimResult:
