@@ -11,16 +11,7 @@ from sqlmodel import SQLModel
 from temporalio.client import Client
 
 # Every module that declares tables, so the metadata lists them all.
-from switchboard.models import (  # noqa: F401
-    agent_runtime,
-    agents,
-    events,
-    inbound,
-    messaging,
-    ratelimit,
-    tenancy,
-    tool_tokens,
-)
+import switchboard.models.all_tables  # noqa: F401
 from switchboard.settings import Settings
 from tests.support.inbound import db
 
